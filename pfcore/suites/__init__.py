@@ -1,0 +1,1 @@
+"""pfcore.suites."""

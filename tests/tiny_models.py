@@ -1,0 +1,105 @@
+"""Builders for tiny, randomly initialised language models used by the tests (no network)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+from transformers import (
+    BertConfig,
+    BertForMaskedLM,
+    BertTokenizerFast,
+    GPT2Config,
+    GPT2LMHeadModel,
+    GPT2TokenizerFast,
+    RobertaConfig,
+    RobertaForMaskedLM,
+    RobertaTokenizerFast,
+)
+
+CORPUS = [
+    "You couldn't lift a tiny rock, let alone a huge one.",
+    "We can't sing an ugly song, much less a beautiful one.",
+    "They weren't able to see a dim lamp, not to mention a bright one.",
+    "I couldn't write a bad poem, never mind a good one.",
+    "Lifting a tiny rock is easier than lifting a huge rock.",
+    "Singing a beautiful song is harder than singing an ugly song.",
+    "He doesn't like shrimp, let alone squid, or crab, and fish.",
+    "The cat sat on the mat. The dogs were barking at the mailman.",
+    "A small cheap car and an expensive big house were for sale.",
+    "Picking up a light box is easier than picking up a heavy box.",
+    "Who did you see? She has eaten the cake that we made yesterday.",
+]
+
+
+def _corpus(repeat: int = 20) -> list[str]:
+    """The training corpus, repeated so that merges reach the common words."""
+    return CORPUS * repeat
+
+
+def build_gpt2(out: Path, n_layer: int = 2, seed: int = 0) -> Path:
+    """Save a 2-layer GPT-2 with a byte-level BPE tokenizer trained on CORPUS to `out`."""
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=400, special_tokens=["<|endoftext|>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
+    tok.train_from_iterator(_corpus(), trainer)
+    hf_tok = GPT2TokenizerFast(tokenizer_object=tok, bos_token="<|endoftext|>",
+                               eos_token="<|endoftext|>", unk_token="<|endoftext|>")
+    torch.manual_seed(seed)
+    config = GPT2Config(vocab_size=len(hf_tok), n_positions=256, n_embd=32, n_layer=n_layer,
+                        n_head=2, bos_token_id=hf_tok.bos_token_id, eos_token_id=hf_tok.eos_token_id)
+    model = GPT2LMHeadModel(config).eval()
+    model.save_pretrained(out)
+    hf_tok.save_pretrained(out)
+    return out
+
+
+def build_bert(out: Path, seed: int = 0) -> Path:
+    """Save a 2-layer BERT masked LM with a WordPiece tokenizer trained on CORPUS to `out`."""
+    special = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.decoder = decoders.WordPiece()
+    tok.train_from_iterator(_corpus(), trainers.WordPieceTrainer(vocab_size=300, special_tokens=special))
+    cls_id, sep_id = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
+    tok.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B [SEP]",
+        special_tokens=[("[CLS]", cls_id), ("[SEP]", sep_id)],
+    )
+    hf_tok = BertTokenizerFast(tokenizer_object=tok, unk_token="[UNK]", sep_token="[SEP]",
+                               pad_token="[PAD]", cls_token="[CLS]", mask_token="[MASK]")
+    torch.manual_seed(seed)
+    config = BertConfig(vocab_size=len(hf_tok), hidden_size=32, num_hidden_layers=2,
+                        num_attention_heads=2, intermediate_size=64, max_position_embeddings=256,
+                        pad_token_id=hf_tok.pad_token_id)
+    BertForMaskedLM(config).eval().save_pretrained(out)
+    hf_tok.save_pretrained(out)
+    return out
+
+
+def build_roberta(out: Path, seed: int = 0) -> Path:
+    """Save a 2-layer RoBERTa masked LM with a byte-level BPE tokenizer trained on CORPUS to `out`."""
+    special = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    tok.train_from_iterator(_corpus(), trainers.BpeTrainer(
+        vocab_size=400, special_tokens=special, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    tok.post_processor = processors.RobertaProcessing(("</s>", tok.token_to_id("</s>")),
+                                                      ("<s>", tok.token_to_id("<s>")))
+    hf_tok = RobertaTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>",
+                                  sep_token="</s>", cls_token="<s>", unk_token="<unk>",
+                                  pad_token="<pad>", mask_token="<mask>")
+    torch.manual_seed(seed)
+    config = RobertaConfig(vocab_size=len(hf_tok), hidden_size=32, num_hidden_layers=2,
+                           num_attention_heads=2, intermediate_size=64, max_position_embeddings=260,
+                           pad_token_id=hf_tok.pad_token_id, bos_token_id=hf_tok.bos_token_id,
+                           eos_token_id=hf_tok.eos_token_id, type_vocab_size=1)
+    RobertaForMaskedLM(config).eval().save_pretrained(out)
+    hf_tok.save_pretrained(out)
+    return out
