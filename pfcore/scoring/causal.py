@@ -1,0 +1,326 @@
+"""Exact causal-LM scoring that does less work: requests that share a token prefix are packed
+into one prefix tree (one sequence, explicit positions, a tree-shaped attention mask), so shared
+text runs through the model once, and the output layer runs only where a score is needed.
+Token boundaries and the first-token/BOS policy are minicons' `IncrementalLMScorer`'s."""
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from pfcore.errors import InputError
+from pfcore.models.loading import LoadedModel
+from pfcore.scoring.requests import Reduction, Request, TokenScores, reduce_all
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int, int], None]
+MAX_TEXT_CHARS = 20_000
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """Token ids of one request and the index of its first scored token."""
+
+    ids: tuple[int, ...]
+    start: int
+
+
+@dataclass(frozen=True)
+class ScorerSettings:
+    """Choices that change the numbers; recorded in run manifests and cache keys."""
+
+    bos: bool = False  # prepend BOS and score the first word too (minicons bos_token=True)
+    pack_tokens: int = 384  # nodes per packed prefix tree
+    batch_tokens: int = 6144  # padded tokens per forward pass (halved on out-of-memory)
+    tree: bool = True  # pack shared prefixes; False scores each request as its own row
+
+    def cache_key(self) -> dict[str, object]:
+        """Only what changes scores (packing and batching do not)."""
+        return {"scorer": "causal", "bos": self.bos}
+
+
+class CausalScorer:
+    """Scores Requests with a loaded causal LM: per-token log-probs, sums, means."""
+
+    def __init__(self, loaded: LoadedModel, settings: ScorerSettings | None = None) -> None:
+        if loaded.spec.kind != "causal":
+            raise InputError(f"{loaded.spec.label} is a masked model: causal scoring needs a causal LM")
+        self.loaded = loaded
+        self.model = loaded.model
+        self.tok = loaded.tokenizer
+        self.settings = settings or ScorerSettings()
+        if self.settings.bos and self.tok.bos_token_id is None:
+            raise InputError(f"{loaded.spec.label} has no BOS token; score without --bos")
+        self.pad_id = self.tok.pad_token_id if self.tok.pad_token_id is not None else self.tok.eos_token_id
+        self.max_len = loaded.max_length
+        self._head = _split_head(self.model)
+        self._tree_ok = self.settings.tree and self._tree_is_exact()
+
+    # ----- encoding (minicons' token boundaries) -----
+
+    def encode(self, req: Request) -> Encoded:
+        """Token ids and first scored index, as minicons' sequence_score / conditional_score."""
+        if not req.text.strip():
+            raise InputError("empty text: there is nothing to score")
+        if len(req.prefix) + len(req.text) > MAX_TEXT_CHARS:
+            raise InputError(f"text too long ({len(req.prefix) + len(req.text)} characters; "
+                             f"the limit is {MAX_TEXT_CHARS})")
+        bos = [self.tok.bos_token_id] if self.settings.bos else []
+        if not req.prefix:
+            ids = bos + self.tok(req.text, add_special_tokens=False)["input_ids"]
+            start = 1
+        else:
+            full = self.tok(f"{req.prefix} {req.text}", add_special_tokens=False)["input_ids"]
+            pre = self.tok(req.prefix)["input_ids"]
+            n_pre = len(pre) if self.settings.bos else sum(1 for t in pre if t != self.pad_id)
+            ids, start = bos + full, n_pre + len(bos)
+        if len(ids) > self.max_len:
+            raise InputError(f"text is {len(ids)} tokens; {self.loaded.spec.label} reads at most "
+                             f"{self.max_len}. Shorten it.")
+        return Encoded(tuple(ids), max(start, 1))
+
+    def display_tokens(self, ids: Sequence[int]) -> tuple[str, ...]:
+        """Readable token strings (spaces shown as spaces, not as byte markers)."""
+        return tuple(self.tok.decode([i]) for i in ids)
+
+    # ----- public API -----
+
+    def score(self, requests: Sequence[Request], progress: Progress | None = None) -> list[TokenScores]:
+        """Per-token scores for each request; identical requests are computed once."""
+        unique = list(dict.fromkeys(requests))
+        encoded = [self.encode(r) for r in unique]
+        values = self.score_encoded(encoded, progress)
+        by_req = {r: self._result(e, v) for r, e, v in zip(unique, encoded, values)}
+        return [by_req[r] for r in requests]
+
+    def sequence_logprobs(self, texts: Sequence[str], reduction: Reduction = "sum") -> list[float]:
+        """log P(sentence) reduced over its scored tokens."""
+        return reduce_all(self.score([Request("", t) for t in texts]), reduction)
+
+    def conditional_logprobs(self, prefixes: Sequence[str], texts: Sequence[str],
+                             reduction: Reduction = "sum") -> list[float]:
+        """log P(text | prefix) reduced over the text's tokens (prefix and text joined by a space)."""
+        if len(prefixes) != len(texts):
+            raise InputError("prefixes and continuations must come in pairs")
+        return reduce_all(self.score([Request(p, t) for p, t in zip(prefixes, texts)]), reduction)
+
+    def _result(self, enc: Encoded, values: np.ndarray) -> TokenScores:
+        """Wrap the scored part of one encoded request."""
+        ids = enc.ids[enc.start:]
+        return TokenScores(self.display_tokens(ids), ids, values)
+
+    # ----- engine -----
+
+    def score_encoded(self, encoded: Sequence[Encoded], progress: Progress | None = None) -> list[np.ndarray]:
+        """Log-probs of the scored tokens of each encoded request, in order."""
+        return self._score_encoded(encoded, self._tree_ok, progress)
+
+    def _score_encoded(self, encoded: Sequence[Encoded], tree: bool,
+                       progress: Progress | None = None) -> list[np.ndarray]:
+        """Pack (or not), batch within the token budget, halve the budget on out-of-memory."""
+        order = sorted(range(len(encoded)), key=lambda i: encoded[i].ids)
+        packs = _make_packs([encoded[i] for i in order], self.settings.pack_tokens if tree else 0)
+        out: list[np.ndarray] = [np.zeros(0)] * len(encoded)
+        done, budget = 0, self.settings.batch_tokens
+        batches = _batches(packs, budget)
+        while batches:
+            batch = batches.pop(0)
+            try:
+                results = self._run_batch(batch, tree)
+            except (torch.OutOfMemoryError, RuntimeError) as exc:
+                if "out of memory" not in str(exc).lower() or budget <= 64:
+                    raise
+                budget //= 2
+                log.warning("out of memory: halving the batch to %d tokens and going on", budget)
+                batches = _batches(batch, budget) + batches
+                continue
+            for pack, values in zip(batch, results):
+                for local, vals in zip(pack.members, values):
+                    out[order[local]] = vals
+                done += len(pack.members)
+            if progress:
+                progress(done, len(encoded))
+        return out
+
+    @torch.inference_mode()
+    def _run_batch(self, packs: list[Pack], tree: bool) -> list[list[np.ndarray]]:
+        """One forward pass over packed trees; returns the log-probs each member asked for."""
+        dev = self.model.device
+        width = max(len(p.tokens) for p in packs)
+        ids = torch.full((len(packs), width), self.pad_id, dtype=torch.long)
+        for b, p in enumerate(packs):
+            ids[b, :len(p.tokens)] = torch.tensor(p.tokens)
+        if tree:
+            kwargs = {"attention_mask": _tree_mask(packs, width, self.model.dtype).to(dev),
+                      "position_ids": _positions(packs, width).to(dev)}
+        else:
+            mask = torch.zeros((len(packs), width), dtype=torch.long)
+            for b, p in enumerate(packs):
+                mask[b, :len(p.tokens)] = 1
+            kwargs = {"attention_mask": mask.to(dev)}
+        rows = [(b, q) for b, p in enumerate(packs) for q in p.queries]
+        index_b = torch.tensor([b for b, _ in rows])
+        index_q = torch.tensor([q for _, q in rows])
+        logp = self._logprobs_at(ids.to(dev), kwargs, index_b.to(dev), index_q.to(dev))
+        results, row = [], 0
+        for p in packs:
+            block = logp[row:row + len(p.queries)]
+            row += len(p.queries)
+            results.append([block[qi, tgt].numpy().astype(np.float64) for qi, tgt in p.member_slices])
+        return results
+
+    def _logprobs_at(self, ids: torch.Tensor, kwargs: dict, b: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
+        """Log-softmax over the vocabulary at the (batch, position) pairs asked for only."""
+        if self._head is not None:
+            base, head = self._head
+            hidden = base(input_ids=ids, use_cache=False, **kwargs).last_hidden_state
+            logits = head(hidden[b, q])
+        else:
+            logits = self.model(input_ids=ids, use_cache=False, **kwargs).logits[b, q]
+        logits = logits.float()
+        return (logits - logits.logsumexp(-1, keepdim=True)).cpu()
+
+    def _tree_is_exact(self) -> bool:
+        """Check once that packing two branches gives the plain forward pass's numbers."""
+        a = self.tok("The cat sat on the mat", add_special_tokens=False)["input_ids"][:6]
+        b = a[:3] + self.tok(" a dog barked", add_special_tokens=False)["input_ids"][:3]
+        probe = [Encoded(tuple(a), 1), Encoded(tuple(b), 1)]
+        try:
+            packed = self._score_encoded(probe, tree=True)
+        except Exception as exc:  # noqa: BLE001 - any failure means: do not pack for this model
+            log.info("tree packing unsupported for this model (%s); scoring rows", exc)
+            return False
+        plain = self._score_encoded(probe, tree=False)
+        exact = all(np.allclose(x, y, atol=1e-4) for x, y in zip(packed, plain))
+        if not exact:
+            log.info("tree packing differs from plain scoring for this model; scoring rows")
+        return exact
+
+
+@dataclass
+class Pack:
+    """A prefix tree of requests laid out as one sequence (parents before children)."""
+
+    tokens: list[int]
+    parents: list[int]
+    depths: list[int]
+    members: list[int]  # indices of the requests (in sorted order) it answers
+    queries: list[int]  # node positions whose next-token distribution is needed
+    member_slices: list[tuple[list[int], list[int]]]  # per member: query rows, target token ids
+
+
+def _make_packs(encoded: Sequence[Encoded], pack_tokens: int) -> list[Pack]:
+    """Group sorted requests into prefix trees of at most `pack_tokens` nodes (0: one per request)."""
+    packs: list[Pack] = []
+    current: list[tuple[int, Encoded]] = []
+    size = 0
+    for i, enc in enumerate(encoded):
+        shared = _common_prefix(current[-1][1].ids, enc.ids) if current else 0
+        grow = len(enc.ids) - shared
+        if current and (pack_tokens == 0 or size + grow > pack_tokens):
+            packs.append(_build_pack(current))
+            current, size, grow = [], 0, len(enc.ids)
+        current.append((i, enc))
+        size += grow
+    if current:
+        packs.append(_build_pack(current))
+    return packs
+
+
+def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    """Length of the shared leading run of two id sequences."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _build_pack(members: list[tuple[int, Encoded]]) -> Pack:
+    """Insert requests into a trie and record, per request, which node predicts which token."""
+    children: dict[tuple[int, int], int] = {}
+    pack = Pack([], [], [], [], [], [])
+    query_row: dict[int, int] = {}
+    for index, enc in members:
+        node, path = -1, []
+        for depth, tok in enumerate(enc.ids):
+            key = (node, tok)
+            if key not in children:
+                children[key] = len(pack.tokens)
+                pack.tokens.append(tok)
+                pack.parents.append(node)
+                pack.depths.append(depth)
+            node = children[key]
+            path.append(node)
+        rows, targets = [], []
+        for pos in range(enc.start, len(enc.ids)):
+            q = path[pos - 1]
+            if q not in query_row:
+                query_row[q] = len(pack.queries)
+                pack.queries.append(q)
+            rows.append(query_row[q])
+            targets.append(enc.ids[pos])
+        pack.members.append(index)
+        pack.member_slices.append((rows, targets))
+    return pack
+
+
+def _batches(packs: list[Pack], budget: int) -> list[list[Pack]]:
+    """Split packs (already length-sorted by construction) into padded batches within `budget`."""
+    batches: list[list[Pack]] = []
+    current: list[Pack] = []
+    width = 0
+    for p in sorted(packs, key=lambda p: len(p.tokens)):
+        new_width = max(width, len(p.tokens))
+        if current and new_width * (len(current) + 1) > budget:
+            batches.append(current)
+            current, new_width = [], len(p.tokens)
+        current.append(p)
+        width = new_width
+    if current:
+        batches.append(current)
+    return batches
+
+
+def _positions(packs: list[Pack], width: int) -> torch.Tensor:
+    """Position ids: each node's depth in its tree (padding continues past the end)."""
+    pos = torch.arange(width).repeat(len(packs), 1)
+    for b, p in enumerate(packs):
+        pos[b, :len(p.depths)] = torch.tensor(p.depths)
+    return pos
+
+
+def _tree_mask(packs: list[Pack], width: int, dtype: torch.dtype) -> torch.Tensor:
+    """Additive 4-D mask: a node attends to itself and its ancestors only; padding to itself."""
+    allowed = np.zeros((len(packs), width, width), dtype=bool)
+    for b, p in enumerate(packs):
+        for i, parent in enumerate(p.parents):
+            if parent >= 0:
+                allowed[b, i] = allowed[b, parent]
+            allowed[b, i, i] = True
+        for i in range(len(p.parents), width):
+            allowed[b, i, i] = True
+    mask = torch.zeros((len(packs), 1, width, width), dtype=dtype)
+    mask.masked_fill_(~torch.from_numpy(allowed)[:, None], torch.finfo(dtype).min)
+    return mask
+
+
+def _split_head(model: torch.nn.Module) -> tuple[torch.nn.Module, torch.nn.Module] | None:
+    """(body, output layer) when logits are exactly head(last hidden state), else None."""
+    head = model.get_output_embeddings()
+    base = getattr(model, "base_model", None)
+    cfg = model.config
+    if head is None or base is None or base is model:
+        return None
+    if getattr(cfg, "final_logit_softcapping", None) or getattr(cfg, "logit_scale", None) not in (None, 1, 1.0):
+        return None
+    with torch.inference_mode():
+        ids = torch.arange(2, 8).unsqueeze(0).to(model.device) % cfg.vocab_size
+        full = model(input_ids=ids, use_cache=False).logits
+        split = head(base(input_ids=ids, use_cache=False).last_hidden_state)
+    return (base, head) if torch.allclose(full, split, atol=1e-5) else None
