@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import os
 import shutil
+import socket
 import warnings
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlparse
 
 import torch
 from transformers import (AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer,
@@ -57,9 +60,14 @@ def default_gguf() -> Path:
     return files[0]
 
 
+def _conversion_path(gguf: Path) -> Path:
+    """Where the safetensors copy of a GGUF file lives under the cache."""
+    return cache_subdir("models") / gguf.stem
+
+
 def converted_folder(gguf: Path) -> Path:
     """The safetensors folder for a GGUF file, converting it first when missing or incomplete."""
-    folder = cache_subdir("models") / gguf.stem
+    folder = _conversion_path(gguf)
     if gguf_convert.is_complete(folder, gguf):
         return folder
     if folder.exists():
@@ -86,10 +94,32 @@ def resolve_source(spec: ModelSpec) -> tuple[str, bool]:
     return spec.name, False
 
 
+def _hub_reachable(timeout: float = 3.0) -> bool:
+    """Whether the Hugging Face hub answers at all (so an offline user gets one fast message)."""
+    if os.environ.get("HF_HUB_OFFLINE") == "1":
+        return False
+    host = urlparse(os.environ.get("HF_ENDPOINT", "https://huggingface.co")).hostname or ""
+    try:
+        socket.create_connection((host, 443), timeout=timeout).close()
+    except OSError:
+        return False
+    return True
+
+
+def _load_kwargs(spec: ModelSpec, source: str, local: bool) -> dict[str, object]:
+    """from_pretrained keywords: the revision for hub ids, local files only when the hub is away."""
+    kwargs: dict[str, object] = {"trust_remote_code": spec.trust_remote_code}
+    if not local:
+        kwargs["revision"] = spec.revision
+        if not _hub_reachable():
+            kwargs["local_files_only"] = True
+    return kwargs
+
+
 def _auto_class(spec: ModelSpec, config: object) -> type:
     """AutoModelForCausalLM or AutoModelForMaskedLM, refusing a mismatch with a clear message."""
     archs = " ".join(getattr(config, "architectures", None) or [])
-    if spec.kind == "masked" and "CausalLM" in archs:
+    if spec.kind == "masked" and ("CausalLM" in archs or "LMHeadModel" in archs):
         raise ModelLoadError(f"{spec.name} is a causal model ({archs}); choose kind 'causal'")
     if spec.kind == "causal" and "MaskedLM" in archs:
         raise ModelLoadError(f"{spec.name} is a masked model ({archs}); choose kind 'masked'")
@@ -101,8 +131,7 @@ def _load(spec: ModelSpec) -> LoadedModel:
     if spec.dtype not in DTYPES:
         raise ModelLoadError(f"unknown dtype {spec.dtype!r}; choose one of {', '.join(DTYPES)}")
     source, local = resolve_source(spec)
-    revision = None if local else spec.revision
-    kwargs = dict(revision=revision, trust_remote_code=spec.trust_remote_code)
+    kwargs = _load_kwargs(spec, source, local)
     try:
         config = AutoConfig.from_pretrained(source, **kwargs)
         tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
@@ -131,9 +160,12 @@ def _explain(spec: ModelSpec, source: str, local: bool, exc: Exception) -> str:
             f"the embedded default {DEFAULT_MODEL!r}.")
 
 
-def _is_converted(spec: ModelSpec) -> bool:
-    """True for models pfcore converted itself (the default and GGUF files): those it may rebuild."""
-    return spec.name == DEFAULT_MODEL or Path(spec.name).suffix == ".gguf"
+def _converted_copy(spec: ModelSpec) -> Path | None:
+    """The folder pfcore converted this model into (default or GGUF file), if it is such a model."""
+    if spec.name == DEFAULT_MODEL:
+        return _conversion_path(default_gguf())
+    path = Path(spec.name).expanduser()
+    return _conversion_path(path.resolve()) if path.suffix == ".gguf" and path.is_file() else None
 
 
 _LOADED: OrderedDict[ModelSpec, LoadedModel] = OrderedDict()
@@ -148,10 +180,11 @@ def load_model(spec: ModelSpec | None = None) -> LoadedModel:
     try:
         loaded = _load(spec)
     except ModelLoadError:
-        if not _is_converted(spec):
+        folder = _converted_copy(spec)
+        if folder is None or not folder.exists():
             raise
         warnings.warn(f"the converted copy of {spec.label} is damaged; converting it again")
-        shutil.rmtree(resolve_source(spec)[0], ignore_errors=True)
+        shutil.rmtree(folder, ignore_errors=True)
         loaded = _load(spec)
     _LOADED[spec] = loaded
     while len(_LOADED) > MAX_LOADED:

@@ -13,6 +13,7 @@ import torch
 
 from pfcore.errors import InputError
 from pfcore.models.loading import LoadedModel
+from pfcore.scoring.cached import model_identity
 from pfcore.scoring.requests import Reduction, Request, TokenScores, reduce_all
 
 log = logging.getLogger(__name__)
@@ -82,6 +83,10 @@ class CausalScorer:
             raise InputError(f"text is {len(ids)} tokens; {self.loaded.spec.label} reads at most "
                              f"{self.max_len}. Shorten it.")
         return Encoded(tuple(ids), max(start, 1))
+
+    def cache_identity(self) -> dict[str, object]:
+        """Model identity plus the settings that change scores (for the score cache)."""
+        return {**model_identity(self.loaded), **self.settings.cache_key()}
 
     def display_tokens(self, ids: Sequence[int]) -> tuple[str, ...]:
         """Readable token strings (spaces shown as spaces, not as byte markers)."""

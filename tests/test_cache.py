@@ -1,0 +1,101 @@
+"""The score cache: reruns are served from it, chunks survive interruption, corruption is healed."""
+from __future__ import annotations
+
+import multiprocessing as mp
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pfcore.models import ModelSpec, load_model
+from pfcore.scoring.cached import score_cached
+from pfcore.scoring.causal import CausalScorer
+from pfcore.scoring.requests import Request
+from pfcore.store.cache import ScoreCache
+
+REQS = [Request("You couldn't lift a tiny rock, let alone a huge one.", f"Lifting rock {i} is easier.")
+        for i in range(12)]
+
+
+@pytest.fixture()
+def scorer(tiny_gpt2: Path) -> CausalScorer:
+    return CausalScorer(load_model(ModelSpec(str(tiny_gpt2))))
+
+
+class Counting:
+    """Wraps a scorer and counts how many requests reach the model."""
+
+    def __init__(self, inner: CausalScorer, fail_after: int | None = None) -> None:
+        self.inner, self.loaded, self.seen, self.fail_after = inner, inner.loaded, 0, fail_after
+
+    def score(self, requests, progress=None):
+        if self.fail_after is not None and self.seen >= self.fail_after:
+            raise KeyboardInterrupt
+        self.seen += len(requests)
+        return self.inner.score(requests, progress)
+
+    def display_tokens(self, ids):
+        return self.inner.display_tokens(ids)
+
+    def cache_identity(self):
+        return self.inner.cache_identity()
+
+
+def test_rerun_is_served_from_cache(scorer: CausalScorer, cache_dir: Path) -> None:
+    cache = ScoreCache()
+    counting = Counting(scorer)
+    first = score_cached(counting, REQS, cache)
+    assert counting.seen == len(REQS)
+    second = score_cached(counting, REQS, cache)
+    assert counting.seen == len(REQS)
+    for a, b in zip(first, second):
+        np.testing.assert_array_equal(a.logprobs, b.logprobs)
+        assert a.tokens == b.tokens
+
+
+def test_interrupted_run_resumes_without_rescoring(scorer: CausalScorer, cache_dir: Path) -> None:
+    cache = ScoreCache()
+    with pytest.raises(KeyboardInterrupt):
+        score_cached(Counting(scorer, fail_after=4), REQS, cache, chunk=4)
+    assert cache.count() == 4
+    resumed = Counting(scorer)
+    score_cached(resumed, REQS, cache, chunk=4)
+    assert resumed.seen == len(REQS) - 4
+
+
+def test_settings_change_the_key(tiny_gpt2: Path, cache_dir: Path) -> None:
+    from pfcore.scoring.causal import ScorerSettings
+    loaded = load_model(ModelSpec(str(tiny_gpt2)))
+    cache = ScoreCache()
+    score_cached(CausalScorer(loaded), REQS[:2], cache)
+    bos = Counting(CausalScorer(loaded, ScorerSettings(bos=True)))
+    score_cached(bos, REQS[:2], cache)
+    assert bos.seen == 2
+
+
+def test_corrupt_file_is_moved_aside_and_rebuilt(cache_dir: Path) -> None:
+    path = cache_dir / "scores.sqlite"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"this is not a database" * 100)
+    with pytest.warns(UserWarning, match="corrupt"):
+        cache = ScoreCache()
+    assert cache.count() == 0
+    assert list(cache_dir.glob("scores.sqlite.corrupt-*"))
+
+
+def _writer(path: str, start: int) -> None:
+    cache = ScoreCache(Path(path))
+    for i in range(start, start + 200, 10):
+        cache.put_many((f"k{j}", [1, 2], np.array([-1.0, -2.0])) for j in range(i, i + 10))
+
+
+def test_two_processes_write_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "scores.sqlite"
+    ctx = mp.get_context("spawn")
+    procs = [ctx.Process(target=_writer, args=(str(path), s)) for s in (0, 1000)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+    assert all(p.exitcode == 0 for p in procs)
+    assert ScoreCache(path).count() == 400

@@ -1,0 +1,85 @@
+"""Model loading: local folders, kind checks, clear errors, the default model and its conversion."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pfcore.errors import ModelLoadError
+from pfcore.models import ModelSpec, clear_loaded, load_model
+from pfcore.models import loading
+
+
+def test_local_folder_loads_and_is_cached_per_process(tiny_gpt2: Path) -> None:
+    first = load_model(ModelSpec(str(tiny_gpt2)))
+    assert load_model(ModelSpec(str(tiny_gpt2))) is first
+    assert first.source == str(tiny_gpt2.resolve())
+    assert not first.model.training
+
+
+def test_cache_is_bounded(tiny_gpt2: Path, tiny_bert: Path, tiny_roberta: Path) -> None:
+    clear_loaded()
+    load_model(ModelSpec(str(tiny_gpt2)))
+    load_model(ModelSpec(str(tiny_bert), kind="masked"))
+    load_model(ModelSpec(str(tiny_roberta), kind="masked"))
+    assert len(loading._LOADED) == loading.MAX_LOADED
+    assert ModelSpec(str(tiny_gpt2)) not in loading._LOADED
+
+
+def test_kind_mismatch_is_explained(tiny_gpt2: Path, tiny_bert: Path) -> None:
+    with pytest.raises(ModelLoadError, match="causal model"):
+        load_model(ModelSpec(str(tiny_gpt2), kind="masked"))
+    with pytest.raises(ModelLoadError, match="masked model"):
+        load_model(ModelSpec(str(tiny_bert), kind="causal"))
+
+
+def test_missing_path_and_folder_without_config(tmp_path: Path) -> None:
+    with pytest.raises(ModelLoadError, match="not found"):
+        load_model(ModelSpec(str(tmp_path / "nope" / "model")))
+    with pytest.raises(ModelLoadError, match="config.json"):
+        load_model(ModelSpec(str(tmp_path)))
+    with pytest.raises(ModelLoadError, match="GGUF file not found"):
+        load_model(ModelSpec(str(tmp_path / "x.gguf")))
+
+
+def test_unreachable_hub_id_gives_one_clear_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(ModelLoadError, match="Hugging Face hub.*local model folder"):
+        load_model(ModelSpec("someone/not-a-model-here"))
+
+
+def test_bad_dtype(tiny_gpt2: Path) -> None:
+    with pytest.raises(ModelLoadError, match="dtype"):
+        load_model(ModelSpec(str(tiny_gpt2), dtype="float8"))
+
+
+def test_pickled_weights_are_not_loaded(tiny_gpt2: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "bin-only"
+    loaded = load_model(ModelSpec(str(tiny_gpt2)))
+    loaded.model.save_pretrained(folder, safe_serialization=False)
+    loaded.tokenizer.save_pretrained(folder)
+    with pytest.raises(ModelLoadError):
+        load_model(ModelSpec(str(folder)))
+
+
+@pytest.mark.slow
+def test_default_model_converts_once_and_rebuilds_a_damaged_copy(cache_dir: Path) -> None:
+    clear_loaded()
+    loaded = load_model(ModelSpec())
+    tok = loaded.tokenizer
+    assert tok("Hello")["input_ids"][0] != tok.bos_token_id  # no BOS added
+    assert tok.eos_token == tok.pad_token == "<|im_end|>"
+    folder = Path(loaded.source)
+    marker = json.loads((folder / "pfcore-converted.json").read_text())
+    assert marker["files"]["model.safetensors"] > 100_000_000
+    assert not list(folder.parent.glob(".tmp-*"))
+    # damage it: truncate the weights; the next load notices and converts again
+    clear_loaded()
+    weights = folder / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:1000])
+    with pytest.warns(UserWarning, match="incomplete or stale"):
+        again = load_model(ModelSpec())
+    assert weights.stat().st_size == marker["files"]["model.safetensors"]
+    assert again.tokenizer.eos_token == "<|im_end|>"
+    clear_loaded()
