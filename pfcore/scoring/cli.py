@@ -33,11 +33,15 @@ def request_from_args(args: argparse.Namespace) -> Request:
     if args.sentence is not None:
         if args.prefix or args.continuation:
             raise InputError("give either --sentence S or PREFIX CONTINUATION, not both")
+        if not args.sentence.strip():
+            raise InputError("empty text: there is nothing to score")
         return Request("", args.sentence)
     if args.prefix is None or args.continuation is None:
         raise InputError("give PREFIX and CONTINUATION, or --sentence S")
     if not args.prefix.strip():
         raise InputError("empty prefix: use --sentence to score a text on its own")
+    if not args.continuation.strip():
+        raise InputError("empty text: there is nothing to score")
     return Request(args.prefix, args.continuation)
 
 
