@@ -1,0 +1,89 @@
+"""`python -m pfcore items semantic|syntax|affinity|check`: generate and validate item files."""
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+
+from pfcore import __version__
+from pfcore.items.card import build_card, write_card
+from pfcore.items.check import check_items
+from pfcore.items.formats import FORMATS, format_for, render_items, write_text_atomic
+from pfcore.items.generate import GENERATORS, resolve_constructions
+from pfcore.items.lexicon import load_lexicon
+
+HELP = {"semantic": "the semantic suite: blocks of 8 (construction/or x context x follow-up order)",
+        "syntax": "the syntactic suite: base sentences and five manipulations, with 'and'",
+        "affinity": "Global Affinity sentences with the spans of each construction's fixed words"}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the `items` command and its sub-commands."""
+    items = subparsers.add_parser("items", help="generate and check Paired-Focus item files")
+    sub = items.add_subparsers(dest="items_command", required=True)
+    for kind, text in HELP.items():
+        parser = sub.add_parser(kind, help=text, description=text)
+        parser.add_argument("--construction", default="all",
+                            help="a construction name, several joined by commas, or all "
+                                 "(default: all)")
+        parser.add_argument("--paper-compatible", action="store_true",
+                            help="reproduce the published items row for row (misspelling and "
+                                 "repeated blocks included); no card")
+        parser.add_argument("--format", choices=FORMATS,
+                            help="file format (default: from the --out name; jsonl otherwise)")
+        parser.add_argument("--lexicon", type=Path, help="lexicon YAML (default: data/lexicon.yaml)")
+        parser.add_argument("--reference", type=Path,
+                            help="folder of the published data (meaning_alone/data) to check "
+                                 "against in the card")
+        parser.add_argument("--out", type=Path, required=True, help="file to write (.gz compresses)")
+        parser.set_defaults(func=generate_command, kind=kind)
+    check = sub.add_parser("check", help="validate an item file and list its problems")
+    check.add_argument("path", type=Path, help="item file: paper TSV, CSV or JSONL (.gz too)")
+    check.add_argument("--lexicon", type=Path, help="lexicon YAML (default: data/lexicon.yaml)")
+    check.set_defaults(func=check_command)
+
+
+def _command_line(args: argparse.Namespace) -> str:
+    """The command that regenerates this output, for the card."""
+    parts = [args.kind]
+    if args.construction != "all":
+        parts += ["--construction", args.construction]
+    for flag in ("format", "lexicon", "reference"):
+        if getattr(args, flag) is not None:
+            parts += [f"--{flag}", str(getattr(args, flag))]
+    parts += ["--out", str(args.out)]
+    return "python -m pfcore items " + " ".join(shlex.quote(p) for p in parts)
+
+
+def generate_command(args: argparse.Namespace) -> int:
+    """Generate one suite's items; everything is built before anything is written."""
+    lexicon = load_lexicon(args.lexicon)
+    names = resolve_constructions(lexicon, args.construction.split(","), args.paper_compatible)
+    items = GENERATORS[args.kind](lexicon, names, paper_compatible=args.paper_compatible)
+    fmt = format_for(args.out, args.format)
+    meta = {"lexicon_version": lexicon.version, "lexicon_sha256": lexicon.sha256,
+            "paper_compatible": args.paper_compatible, "constructions": names,
+            "generator": f"pfcore {__version__}"}
+    text = render_items(items, fmt, meta)
+    card = None
+    if not args.paper_compatible:
+        card = build_card(items, lexicon, names, _command_line(args), args.reference)
+    write_text_atomic(args.out, text)
+    print(f"wrote {len(items):,} {args.kind} items ({', '.join(names)}; lexicon "
+          f"{lexicon.version}) to {args.out}")
+    if card is not None:
+        md_path, json_path = write_card(args.out, *card)
+        print(f"dataset card: {md_path} and {json_path}")
+    return 0
+
+
+def check_command(args: argparse.Namespace) -> int:
+    """List an item file's problems; exit status 1 when there are any."""
+    problems = check_items(args.path, load_lexicon(args.lexicon))
+    for problem in problems:
+        print(problem)
+    print(f"{args.path}: " + (f"{len(problems)} kinds of problem" if problems else "no problems"),
+          file=sys.stderr if problems else sys.stdout)
+    return 1 if problems else 0
+

@@ -1,0 +1,486 @@
+"""Item files: the published TSV layouts, and our own CSV and JSONL (optionally gzipped).
+
+Reading collects every problem with its line; `read_item_file` raises them as one InputError.
+Writing goes to a temporary file first, so a failed write leaves nothing behind.
+"""
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import os
+import re
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from pfcore.errors import InputError
+from pfcore.items.generate import PAPER_MANIPULATIONS
+from pfcore.items.lexicon import Lexicon, frame_name, load_lexicon
+from pfcore.items.schema import (FILLS, ITEM_TYPES, SYNTAX_CONTROL, Item, SemanticItem,
+                                 SyntaxItem, build, field_names)
+
+FORMATS = ("paper-tsv", "csv", "jsonl")
+PAPER_SEMANTIC_COLUMNS = ["Swapped_Condition", "Swapped_Stimulus", "Let-Alone", "Sentence",
+                          "Plain Verb", "Noun", "Pronoun", "Modal"]
+PAPER_SYNTAX_COLUMNS = ["Cxn", *PAPER_SEMANTIC_COLUMNS, "manipulation"]
+PAPER_SYNTAX_OPTIONAL = ["old_index"]  # the archive's row number in the authors' first pass
+META_KEY = "pfcore_items"
+MAX_REPORTED = 20
+TO_PAPER_MANIPULATION = {ours: paper for paper, ours in PAPER_MANIPULATIONS.items()}
+
+
+@dataclass
+class ItemFile:
+    """What a file held: its kind and format, the items with their source lines, and metadata."""
+
+    path: str
+    kind: str
+    format: str
+    items: list[Item] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+class _Problems(list[str]):
+    """Problems found while reading one file, each as "path:line: message"."""
+
+    def __init__(self, path: Path) -> None:
+        """Start empty for `path`."""
+        super().__init__()
+        self.path = path
+
+    def add(self, line: int, message: str) -> None:
+        """Record one problem."""
+        self.append(f"{self.path}:{line}: {message}")
+
+
+def format_for(path: str | Path, fmt: str | None = None) -> str:
+    """The format to use: the one given, else the one the file name suggests (jsonl otherwise)."""
+    if fmt is not None:
+        if fmt not in FORMATS:
+            raise InputError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
+        return fmt
+    name = str(path).lower().removesuffix(".gz")
+    return "paper-tsv" if name.endswith(".tsv") else "csv" if name.endswith(".csv") else "jsonl"
+
+
+# ---------------------------------------------------------------- writing
+
+def write_items(items: Sequence[Item], path: str | Path, format: str | None = None,
+                meta: dict[str, Any] | None = None) -> None:
+    """Write items (all of one kind) to `path`; ".gz" compresses. Paper TSVs carry no metadata."""
+    path = Path(path)
+    fmt = format_for(path, format)
+    text = render_items(items, fmt, meta)
+    write_text_atomic(path, text)
+
+
+def render_items(items: Sequence[Item], fmt: str, meta: dict[str, Any] | None = None) -> str:
+    """The file text for items in one format."""
+    kinds = {item.KIND for item in items}
+    if len(kinds) != 1:
+        raise InputError("nothing to write" if not kinds else
+                         f"cannot write items of several kinds together ({', '.join(sorted(kinds))})")
+    kind = kinds.pop()
+    header = {"kind": kind, "count": len(items), **(meta or {})}
+    if fmt == "paper-tsv":
+        return _paper_text(items, kind)
+    if fmt == "csv":
+        out = io.StringIO()
+        out.write("# " + json.dumps({META_KEY: header}, ensure_ascii=False) + "\n")
+        writer = csv.writer(out, lineterminator="\n")
+        names = field_names(kind)
+        writer.writerow(names)
+        for item in items:
+            writer.writerow(_cell(getattr(item, n)) for n in names)
+        return out.getvalue()
+    names = field_names(kind)
+    lines = [json.dumps({META_KEY: header}, ensure_ascii=False)]
+    lines += [json.dumps({n: getattr(item, n) for n in names}, ensure_ascii=False)
+              for item in items]
+    return "\n".join(lines) + "\n"
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write text (gzipped, reproducibly, when the name ends in .gz) via a temporary file."""
+    data = text.encode("utf-8")
+    if path.suffix == ".gz":
+        buffer = io.BytesIO()
+        with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0, compresslevel=9) as gz:
+            gz.write(data)
+        data = buffer.getvalue()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _umask() -> int:
+    """The process umask (read by setting and restoring it), for ordinary file permissions."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _cell(value: Any) -> str:
+    """A CSV cell: booleans as true/false, tuples joined by "|", spans as start:end."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple):
+        return "|".join(f"{v[0]}:{v[1]}" if isinstance(v, tuple) else str(v) for v in value)
+    return str(value)
+
+
+def _paper_text(items: Sequence[Item], kind: str) -> str:
+    """The published TSV layout: semantic (one construction per file) or syntactic."""
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter="\t", lineterminator="\n")
+    if kind == "semantic":
+        constructions = {item.construction for item in items}
+        if len(constructions) > 1:
+            raise InputError("a paper TSV holds one construction; choose one with --construction "
+                             "or write csv/jsonl")
+        writer.writerow(PAPER_SEMANTIC_COLUMNS)
+        for it in items:
+            writer.writerow([int(it.context_order == "misaligned"),
+                             int(it.followup_order == "reversed"), int(it.is_construction),
+                             it.sentence, it.verb, it.noun, it.pronoun, it.modal])
+    elif kind == "syntax":
+        writer.writerow(PAPER_SYNTAX_COLUMNS)
+        for it in items:
+            writer.writerow([it.connective, int(it.context_order == "misaligned"), 0, 1,
+                             it.sentence, it.verb, it.noun, it.pronoun, it.modal,
+                             TO_PAPER_MANIPULATION[it.manipulation]])
+    else:
+        raise InputError(f"{kind} items have no published TSV layout; write csv or jsonl")
+    return out.getvalue()
+
+
+# ---------------------------------------------------------------- reading
+
+def read_items(path: str | Path, lexicon: Lexicon | None = None) -> list[Item]:
+    """The items of any item file (paper TSV, archive syntactic TSV, CSV, JSONL; .gz too)."""
+    return read_item_file(path, lexicon).items
+
+
+def read_item_file(path: str | Path, lexicon: Lexicon | None = None) -> ItemFile:
+    """The whole item file; InputError naming file, line and problem when it cannot be read."""
+    parsed, problems = parse_item_file(path, lexicon)
+    if problems:
+        more = f"\n... and {len(problems) - MAX_REPORTED} more" if len(problems) > MAX_REPORTED else ""
+        raise InputError("cannot read the item file:\n" + "\n".join(problems[:MAX_REPORTED]) + more)
+    return parsed
+
+
+def parse_item_file(path: str | Path, lexicon: Lexicon | None = None) -> tuple[ItemFile, list[str]]:
+    """The items that could be read, and a problem for each line that could not."""
+    path = Path(path)
+    problems = _Problems(path)
+    try:
+        raw = path.read_bytes()
+        if raw[:2] == b"\x1f\x8b":
+            raw = gzip.decompress(raw)
+        text = raw.decode("utf-8")
+    except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError) as exc:
+        problems.add(1, f"cannot read the file ({exc})")
+        return ItemFile(str(path), "", ""), problems
+    lexicon = lexicon or load_lexicon()
+    first = text.split("\n", 1)[0]
+    if not text.strip():
+        problems.add(1, "the file is empty")
+        parsed = ItemFile(str(path), "", "")
+    elif first.startswith("{"):
+        parsed = _read_jsonl(path, text, problems)
+    elif "\t" in first:
+        parsed = _read_paper(path, text, lexicon, problems)
+    else:
+        parsed = _read_csv(path, text, problems)
+    return parsed, problems
+
+
+def _meta_line(line: str, lineno: int, problems: _Problems) -> dict[str, Any]:
+    """The metadata object of a first line, or {} and a problem."""
+    try:
+        meta = json.loads(line)[META_KEY]
+        if isinstance(meta, dict):
+            return meta
+    except (json.JSONDecodeError, KeyError, TypeError):
+        pass
+    problems.add(lineno, f"expected the metadata line {{\"{META_KEY}\": {{...}}}}")
+    return {}
+
+
+def _kind_of(meta: dict[str, Any], columns: Sequence[str], lineno: int,
+             problems: _Problems) -> str:
+    """The item kind named in the metadata or, failing that, the one whose columns these are."""
+    kind = meta.get("kind")
+    if kind in ITEM_TYPES:
+        return kind
+    for name in ITEM_TYPES:
+        if set(columns) == set(field_names(name)):
+            return name
+    problems.add(lineno, f"unknown item kind {kind!r} and columns {list(columns)} match no kind")
+    return ""
+
+
+def _read_jsonl(path: Path, text: str, problems: _Problems) -> ItemFile:
+    """Our JSONL: a metadata line, then one JSON object per item."""
+    lines = text.splitlines()
+    has_meta = META_KEY in lines[0]
+    meta = _meta_line(lines[0], 1, problems) if has_meta else {}
+    body = list(enumerate(lines[1:] if has_meta else lines, start=2 if has_meta else 1))
+    records = []
+    for lineno, line in body:
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.add(lineno, f"not valid JSON ({exc.msg})")
+            continue
+        if not isinstance(record, dict):
+            problems.add(lineno, "expected a JSON object")
+            continue
+        records.append((lineno, record))
+    columns = list(records[0][1]) if records else []
+    kind = _kind_of(meta, columns, records[0][0] if records else 1, problems)
+    out = ItemFile(str(path), kind, "jsonl", meta=meta)
+    if kind:
+        converters = _converters(kind, from_text=False)
+        for lineno, record in records:
+            _add(out, lineno, record, problems, converters)
+    return out
+
+
+def _read_csv(path: Path, text: str, problems: _Problems) -> ItemFile:
+    """Our CSV: an optional "# {metadata}" line, a header of field names, one row per item."""
+    lines = text.splitlines(keepends=True)
+    meta, start = {}, 1
+    if lines[0].startswith("#"):
+        meta, start = _meta_line(lines[0][1:].strip(), 1, problems), 2
+    reader = csv.reader(io.StringIO("".join(lines[start - 1:])))
+    header = next(reader, [])
+    kind = _kind_of(meta, header, start, problems)
+    out = ItemFile(str(path), kind, "csv", meta=meta)
+    if not kind:
+        return out
+    converters = _converters(kind, from_text=True)
+    for offset, row in enumerate(reader, start=start + 1):
+        if not row:
+            continue
+        if len(row) != len(header):
+            problems.add(offset, f"expected {len(header)} cells, found {len(row)}")
+            continue
+        _add(out, offset, dict(zip(header, row)), problems, converters)
+    return out
+
+
+Converter = Callable[[Any], Any]
+
+
+def _add(out: ItemFile, lineno: int, record: dict[str, Any], problems: _Problems,
+         converters: list[tuple[str, str, Converter]]) -> None:
+    """Convert one record to an item of the file's kind, or record why it cannot be."""
+    if len(record) != len(converters) or any(name not in record for name, _, _ in converters):
+        names = [name for name, _, _ in converters]
+        missing = [n for n in names if n not in record]
+        extra = [k for k in record if k not in names]
+        problems.add(lineno, "; ".join(filter(None, [
+            missing and f"missing fields {', '.join(missing)}",
+            extra and f"unknown fields {', '.join(extra)}"])))
+        return
+    values = {}
+    for name, type_name, convert in converters:
+        try:
+            values[name] = convert(record[name])
+        except (ValueError, TypeError):
+            problems.add(lineno, f"field {name}: cannot read {record[name]!r} as {type_name}")
+            return
+    out.items.append(ITEM_TYPES[out.kind](**values))
+    out.lines.append(lineno)
+
+
+def _converters(kind: str, from_text: bool) -> list[tuple[str, str, Converter]]:
+    """(field, type, converter) for each field of a kind, reading CSV text or JSON values."""
+    return [(f.name, str(f.type), _converter(str(f.type), from_text))
+            for f in fields(ITEM_TYPES[kind])]
+
+
+def _converter(type_name: str, from_text: bool) -> Converter:
+    """A function turning a CSV cell (text) or a JSON value into a field of the schema's type."""
+    def checked(value: Any, kind: type | tuple[type, ...]) -> Any:
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise TypeError(value)
+        return value
+
+    def boolean(value: Any) -> bool:
+        if value not in ("true", "false"):
+            raise ValueError(value)
+        return value == "true"
+
+    def strings(value: Any) -> tuple[str, ...]:
+        parts = (value.split("|") if value else []) if from_text else checked(value, list)
+        return tuple(checked(p, str) for p in parts)
+
+    def spans(value: Any) -> tuple[tuple[int, int], ...]:
+        pairs = ([p.split(":") for p in value.split("|")] if value else []) if from_text else value
+        return tuple((int(a), int(b)) for a, b in pairs)
+
+    if type_name == "bool":
+        return boolean if from_text else lambda v: checked(v, bool)
+    if type_name == "int":
+        return int if from_text else lambda v: checked(v, int)
+    if type_name.startswith("tuple[tuple[int, int]"):
+        return spans
+    if type_name.startswith("tuple[str"):
+        return strings
+    return lambda v: checked(v, str)
+
+
+# ---------------------------------------------------------------- the published TSVs
+
+def _read_paper(path: Path, text: str, lexicon: Lexicon, problems: _Problems) -> ItemFile:
+    """A published TSV: the semantic layout (8 columns) or the syntactic one (Cxn ... manipulation)."""
+    rows = list(csv.reader(io.StringIO(text), delimiter="\t"))
+    header = rows[0]
+    if header == PAPER_SEMANTIC_COLUMNS:
+        return _read_paper_semantic(path, rows[1:], lexicon, problems)
+    if header[:len(PAPER_SYNTAX_COLUMNS)] == PAPER_SYNTAX_COLUMNS and \
+            header[len(PAPER_SYNTAX_COLUMNS):] in ([], PAPER_SYNTAX_OPTIONAL):
+        return _read_paper_syntax(path, rows[1:], lexicon, problems)
+    problems.add(1, f"unknown TSV header {header}; expected {PAPER_SEMANTIC_COLUMNS} "
+                    f"or {PAPER_SYNTAX_COLUMNS} [+ old_index]")
+    return ItemFile(str(path), "", "paper-tsv")
+
+
+def _paper_rows(rows: list[list[str]], width: int, problems: _Problems) -> Iterator[tuple[int, list[str]]]:
+    """Numbered data rows of the right width; others become problems."""
+    for lineno, row in enumerate(rows, start=2):
+        if not row:
+            continue
+        if len(row) < width:
+            problems.add(lineno, f"expected {width} columns, found {len(row)}")
+            continue
+        yield lineno, row
+
+
+class _ScaleCache(dict[tuple[str, str, str, str], str]):
+    """The lexicon scale of (verb, noun, weak, strong), looked up once per combination."""
+
+    def __init__(self, lexicon: Lexicon) -> None:
+        """An empty cache over one lexicon."""
+        super().__init__()
+        self.lexicon = lexicon
+
+    def __call__(self, verb: str, noun: str, weak: str, strong: str) -> str:
+        """The scale name, or "" when no frame of the lexicon has these words."""
+        key = (verb, noun, weak, strong)
+        if key not in self:
+            self[key] = self.lexicon.scale_of(verb, noun, (weak, strong))
+        return self[key]
+
+
+def _flag(value: str, name: str) -> int:
+    """A 0/1 column value."""
+    if value not in ("0", "1"):
+        raise ValueError(f"{name} must be 0 or 1, found {value!r}")
+    return int(value)
+
+
+def _read_paper_semantic(path: Path, rows: list[list[str]], lexicon: Lexicon,
+                         problems: _Problems) -> ItemFile:
+    """Semantic rows; the construction is read off the sentences (one per file)."""
+    names = {words: name for name, words in lexicon.constructions.items()}
+    parsed = []
+    for lineno, row in _paper_rows(rows, len(PAPER_SEMANTIC_COLUMNS), problems):
+        swapped, reversed_, is_cxn, sentence, verb, noun, pronoun, modal = row[:8]
+        try:
+            flags = (_flag(swapped, "Swapped_Condition"), _flag(reversed_, "Swapped_Stimulus"),
+                     _flag(is_cxn, "Let-Alone"))
+        except ValueError as exc:
+            problems.add(lineno, str(exc))
+            continue
+        context, sep, followup = sentence.partition(" one. ")
+        pattern = (rf"^{re.escape(pronoun)} {re.escape(modal)} {re.escape(verb)} an? (\S+) "
+                   rf"{re.escape(noun)}, (.+) an? (\S+)$")
+        match = re.match(pattern, context) if sep else None
+        if match is None:
+            problems.add(lineno, f"sentence does not read as '{pronoun} {modal} {verb} a ADJ "
+                                 f"{noun}, CONNECTIVE a ADJ one. FOLLOW-UP': {sentence!r}")
+            continue
+        first, connective, second = match.groups()
+        if (connective in names) != bool(flags[2]):
+            problems.add(lineno, f"Let-Alone is {flags[2]} but the connective is {connective!r}")
+            continue
+        parsed.append((lineno, flags, context + " one.", followup, connective,
+                       (verb, noun, pronoun, modal), (first, second)))
+    found = sorted({names[p[4]] for p in parsed if p[4] in names})
+    if len(found) != 1:
+        problems.add(2, f"a paper TSV holds one construction; found {found or 'none'}")
+        return ItemFile(str(path), "semantic", "paper-tsv")
+    out = ItemFile(str(path), "semantic", "paper-tsv")
+    repeats: Counter[tuple[Any, ...]] = Counter()
+    scales = _ScaleCache(lexicon)
+    for lineno, flags, context, followup, connective, (verb, noun, pronoun, modal), adjs in parsed:
+        weak, strong = adjs if flags[0] == 0 else adjs[::-1]
+        scale = scales(verb, noun, weak, strong)
+        key = (context, followup, connective)
+        out.items.append(build(
+            SemanticItem, construction=found[0], connective=connective,
+            is_construction=bool(flags[2]),
+            context_order="misaligned" if flags[0] else "aligned",
+            followup_order="reversed" if flags[1] else "same", context=context, followup=followup,
+            frame=frame_name(verb, noun, scale), verb=verb, noun=noun, scale=scale,
+            weak_adj=weak, strong_adj=strong, pronoun=pronoun, modal=modal, fills=FILLS,
+            repeat=repeats[key]))
+        out.lines.append(lineno)
+        repeats[key] += 1
+    return out
+
+
+def _read_paper_syntax(path: Path, rows: list[list[str]], lexicon: Lexicon,
+                       problems: _Problems) -> ItemFile:
+    """Syntactic rows (the authors' combined layout, or the archive's with old_index)."""
+    names = {words: name for name, words in lexicon.constructions.items()}
+    names[SYNTAX_CONTROL] = SYNTAX_CONTROL
+    out = ItemFile(str(path), "syntax", "paper-tsv")
+    repeats: Counter[tuple[Any, ...]] = Counter()
+    scales = _ScaleCache(lexicon)
+    for lineno, row in _paper_rows(rows, len(PAPER_SYNTAX_COLUMNS), problems):
+        cxn, swapped, _, _, sentence, verb, noun, pronoun, modal, manipulation = row[:10]
+        if cxn not in names:
+            problems.add(lineno, f"unknown Cxn {cxn!r} (known: {', '.join(names)})")
+            continue
+        if manipulation not in PAPER_MANIPULATIONS:
+            problems.add(lineno, f"unknown manipulation {manipulation!r} "
+                                 f"(known: {', '.join(PAPER_MANIPULATIONS)})")
+            continue
+        first = re.search(rf"\b[Aa]n? (\S+) {re.escape(noun)}\b", sentence)
+        second = re.search(r"\ban? (\S+) one\b", sentence)
+        if swapped not in ("0", "1") or first is None or second is None:
+            problems.add(lineno, f"cannot find 'a ADJ {noun}' and 'a ADJ one' (or Swapped_Condition "
+                                 f"is not 0/1) in {sentence!r}")
+            continue
+        weak, strong = (first[1], second[1]) if swapped == "0" else (second[1], first[1])
+        scale = scales(verb, noun, weak, strong)
+        ours = PAPER_MANIPULATIONS[manipulation]
+        key = (cxn, ours, sentence)
+        out.items.append(build(
+            SyntaxItem, construction=names[cxn], connective=cxn, manipulation=ours,
+            sentence=sentence, frame=frame_name(verb, noun, scale), verb=verb, noun=noun,
+            scale=scale, weak_adj=weak, strong_adj=strong, pronoun=pronoun, modal=modal,
+            context_order="misaligned" if swapped == "1" else "aligned", repeat=repeats[key]))
+        out.lines.append(lineno)
+        repeats[key] += 1
+    return out
