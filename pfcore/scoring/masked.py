@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import torch
+from transformers import PreTrainedTokenizerBase
 from transformers.models.auto.modeling_auto import (
     MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
     MODEL_FOR_MASKED_LM_MAPPING_NAMES,
@@ -73,7 +74,7 @@ def _canonical(ids: Sequence[int], masked: Sequence[int], position: int, mask_id
 class MaskedScorer:
     """Scores text with an already-loaded Hugging Face masked LM and its (fast) tokenizer."""
 
-    def __init__(self, model: torch.nn.Module, tokenizer, device: str = "cpu",
+    def __init__(self, model: torch.nn.Module, tokenizer: PreTrainedTokenizerBase, device: str = "cpu",
                  max_batch_tokens: int = 4096) -> None:
         _check_masked_lm(model)
         if tokenizer.mask_token_id is None:
@@ -101,15 +102,14 @@ class MaskedScorer:
     def token_scores(self, texts: Sequence[str],
                      metric: Metric = "within_word_l2r") -> list[list[tuple[str, float]]]:
         """Per-token PLL log-probs (nats) of whole sentences, as minicons token_score."""
-        scored = self._pll([(self._encode(t), 0) for t in texts], metric)
-        return [[(self.tokenizer.decode([i]).strip(), lp) for i, lp in s] for s in scored]
+        return [[(self.tokenizer.decode([i]).strip(), lp) for i, lp in s]
+                for s in self.pll_sentences(texts, metric)]
 
     def sequence_scores(self, texts: Sequence[str], metric: Metric = "within_word_l2r",
                         reduction: Reduction = "sum") -> list[float]:
         """PLL of whole sentences, summed or averaged over tokens, as minicons sequence_score."""
         _check_choice("reduction", reduction, REDUCTIONS)
-        scored = self._pll([(self._encode(t), 0) for t in texts], metric)
-        return [_reduce([lp for _, lp in s], reduction) for s in scored]
+        return [_reduce([lp for _, lp in s], reduction) for s in self.pll_sentences(texts, metric)]
 
     def conditional_scores(self, contexts: Sequence[str], continuations: Sequence[str],
                            metric: Metric = "within_word_l2r", reduction: Reduction = "sum",
@@ -119,12 +119,22 @@ class MaskedScorer:
         if len(contexts) != len(continuations):
             raise InputError(f"{len(contexts)} contexts but {len(continuations)} continuations; "
                              "give one context per continuation")
+        return [_reduce([lp for _, lp in s], reduction)
+                for s in self.pll_pairs(contexts, continuations, metric, separator)]
+
+    def pll_pairs(self, contexts: Sequence[str], continuations: Sequence[str], metric: Metric,
+                  separator: str = " ") -> list[list[tuple[int, float]]]:
+        """(token id, log-prob) of each continuation's scored tokens given its context."""
         items = []
         for context, continuation in zip(contexts, continuations):
             if not continuation.strip():
                 raise InputError(f"empty continuation after context {context!r}: there is nothing to score")
             items.append((self._encode(context + separator + continuation), self._context_length(context)))
-        return [_reduce([lp for _, lp in s], reduction) for s in self._pll(items, metric)]
+        return self._pll(items, metric)
+
+    def pll_sentences(self, texts: Sequence[str], metric: Metric) -> list[list[tuple[int, float]]]:
+        """(token id, log-prob) of every scored token of whole sentences."""
+        return self._pll([(self._encode(t), 0) for t in texts], metric)
 
     def _context_length(self, context: str) -> int:
         """Index of the first continuation token: the context's tokens with special tokens, as minicons."""
@@ -322,7 +332,8 @@ class MaskedScorer:
         """float32 log-probs [n, vocab] at each row's position, for right-padded masked rows."""
         width = max(len(x.ids) for x in batch)
         ids = torch.tensor([x.ids + (self.pad_id,) * (width - len(x.ids)) for x in batch])
-        ids[[r for r, x in enumerate(batch) for _ in x.masked], [p for x in batch for p in x.masked]] = self.mask_id
+        mask_rows = [r for r, x in enumerate(batch) for _ in x.masked]
+        ids[mask_rows, [p for x in batch for p in x.masked]] = self.mask_id
         lengths = torch.tensor([len(x.ids) for x in batch])
         attention = (torch.arange(width) < lengths[:, None]).long()
         rows = torch.arange(len(batch), device=self.device)
@@ -410,7 +421,7 @@ def _check_masked_lm(model: torch.nn.Module) -> None:
     raise InputError(f"{name} is not a masked language model; load one with AutoModelForMaskedLM")
 
 
-def _max_length(model: torch.nn.Module, tokenizer) -> int:
+def _max_length(model: torch.nn.Module, tokenizer: PreTrainedTokenizerBase) -> int:
     """Most tokens (special tokens included) the model reads: its position table, less RoBERTa-style
     offsets (positions start after the padding index), and the tokenizer's own limit."""
     limit = tokenizer.model_max_length
