@@ -1,0 +1,62 @@
+"""Accuracy figures: across models (the paper's Figure 1) and one run's bars with 95% intervals."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from pfcore.plots.common import CONSTRUCTION_TITLES, require_columns
+
+SYMBOLS = {"CausalLM": "circle", "MLM": "diamond"}
+
+
+def accuracy_vs_parameters_figure(models: pd.DataFrame, chance: float | None = 50.0) -> go.Figure:
+    """Average accuracy against parameter count (log x), coloured by log10 pretraining tokens.
+
+    `models` has columns model, parameters, pretraining_tokens, accuracy and optionally
+    model_type (one trace per type, marked by symbol), as analysis.models.per_model_average gives.
+    """
+    require_columns(models, ("model", "parameters", "pretraining_tokens", "accuracy"),
+             "accuracy_vs_parameters_figure")
+    types = models["model_type"] if "model_type" in models.columns else pd.Series(
+        "model", index=models.index)
+    log_tokens = np.log10(models["pretraining_tokens"].astype(float))
+    fig = go.Figure()
+    for kind in dict.fromkeys(types):
+        part = models[types == kind]
+        fig.add_trace(go.Scatter(
+            x=part["parameters"], y=part["accuracy"], mode="markers", name=str(kind),
+            text=part["model"], hovertemplate="%{text}<br>%{x:.3s} parameters<br>"
+                                              "accuracy %{y:.1f}<extra></extra>",
+            marker={"symbol": SYMBOLS.get(str(kind), "circle"), "size": 10,
+                    "color": log_tokens[types == kind], "coloraxis": "coloraxis"}))
+    if chance is not None:
+        fig.add_hline(y=chance, line_dash="dash", line_color="grey", annotation_text="chance")
+    fig.update_xaxes(type="log", title_text="Parameters (log scale)")
+    fig.update_yaxes(title_text="Accuracy (%), mean of the four constructions")
+    fig.update_layout(coloraxis={"colorscale": "Viridis",
+                                 "colorbar": {"title": {"text": "log10 tokens"}}},
+                      legend_title_text="Model type")
+    return fig
+
+
+def accuracy_bars_figure(accuracy: pd.DataFrame, chance: float | None = 0.5) -> go.Figure:
+    """Accuracy per construction, one bar group per filter, with 95% interval error bars.
+
+    `accuracy` has columns construction, filter, accuracy, ci_low, ci_high (0-1 scale).
+    """
+    require_columns(accuracy, ("construction", "filter", "accuracy", "ci_low", "ci_high"),
+             "accuracy_bars_figure")
+    fig = go.Figure()
+    for filt, group in accuracy.groupby("filter", sort=False):
+        fig.add_trace(go.Bar(
+            x=[CONSTRUCTION_TITLES.get(c, c) for c in group["construction"]],
+            y=group["accuracy"], name=str(filt),
+            error_y={"type": "data", "symmetric": False,
+                     "array": group["ci_high"] - group["accuracy"],
+                     "arrayminus": group["accuracy"] - group["ci_low"]}))
+    if chance is not None:
+        fig.add_hline(y=chance, line_dash="dash", line_color="grey", annotation_text="chance")
+    fig.update_layout(barmode="group", legend_title_text="Filter",
+                      yaxis={"title": {"text": "Accuracy (95% interval)"}, "range": [0, 1]})
+    return fig

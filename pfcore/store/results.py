@@ -1,0 +1,241 @@
+"""The long results table (DESIGN.md section 5): published per-checkpoint summaries and own runs.
+
+One row per value: model, revision, step, suite, construction, filter, metric, value, source.
+It lives as one parquet file under the cache so the app and the CLI read the same table.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from pfcore.errors import InputError
+from pfcore.paths import cache_subdir
+
+RESULT_COLUMNS = ("model", "revision", "step", "suite", "construction", "filter", "metric",
+                  "value", "source")
+PF_CONSTRUCTIONS = ("letalone", "muchless", "nottomention", "nevermind")
+BENCHMARK_SUITES = ("blimp", "comps", "ewok")
+FILTER_COLUMNS = ("world_knowledge_filter", "test_type")
+KEY_COLUMNS = ("revision", "construction")
+
+PUBLISHED_REPO = "WesScivetti/Meaning_Alone"
+PUBLISHED_COMMIT = "a6b6990973e9432600d6d5b2e0def79b24c74533"
+PUBLISHED_FOLDER = "outputs_summary"
+SUMMARY_FOLDER = "output_summaries"  # jhu-clsp keeps two decoder files here, named by model
+OFFLINE_HINT = ("could not reach github.com: download the repository and run "
+                "`python -m pfcore results import PATH`")
+
+
+def results_path() -> Path:
+    """Where the results table is stored (cache/results/results.parquet)."""
+    return cache_subdir("results") / "results.parquet"
+
+
+def empty_results() -> pd.DataFrame:
+    """A results table with the right columns and no rows."""
+    return _typed(pd.DataFrame({col: [] for col in RESULT_COLUMNS}))
+
+
+def _typed(df: pd.DataFrame) -> pd.DataFrame:
+    """Column order and dtypes: nullable integer step, float value, strings elsewhere."""
+    out = df.loc[:, list(RESULT_COLUMNS)].copy()
+    for col in RESULT_COLUMNS:
+        if col == "step":
+            out[col] = pd.to_numeric(out[col]).astype("Int64")
+        elif col == "value":
+            out[col] = pd.to_numeric(out[col]).astype("float64")
+        else:
+            out[col] = out[col].astype(str)
+    return out.reset_index(drop=True)
+
+
+def step_from_revision(revision: str) -> float:
+    """The step a revision names ("step1000", "stage1-step477000-tokens2001B"); NaN if none."""
+    match = re.search(r"(?:^|[^a-z])step(\d+)", str(revision), flags=re.IGNORECASE)
+    return float(match.group(1)) if match else float("nan")
+
+
+def model_from_path(path: Path) -> str:
+    """The Hugging Face id a published file belongs to: ORG/MODEL from its folders.
+
+    Files in jhu-clsp/output_summaries carry the model in their name (accuracy_summary_decoder1b.tsv
+    is jhu-clsp/ettin-decoder-1b).
+    """
+    org, folder = path.parent.parent.name, path.parent.name
+    if folder != SUMMARY_FOLDER:
+        return f"{org}/{folder}"
+    match = re.search(r"(encoder|decoder)[-_]?(\d+[mb])", path.stem, flags=re.IGNORECASE)
+    if not match:
+        raise InputError(f"{path}: cannot tell which model this summary belongs to from its name")
+    return f"{org}/ettin-{match.group(1).lower()}-{match.group(2).lower()}"
+
+
+def read_published_file(path: Path, source: str) -> pd.DataFrame:
+    """One published summary TSV as long result rows (every numeric column becomes a metric)."""
+    try:
+        wide = pd.read_csv(path, sep="\t")
+    except (OSError, ValueError) as exc:
+        raise InputError(f"{path}: not a readable TSV file ({exc})") from exc
+    filter_cols = [col for col in FILTER_COLUMNS if col in wide.columns]
+    missing = [col for col in KEY_COLUMNS if col not in wide.columns]
+    if missing or len(filter_cols) != 1:
+        raise InputError(f"{path}: expected columns revision, construction and one of "
+                         f"{' / '.join(FILTER_COLUMNS)}; found {', '.join(map(str, wide.columns))}")
+    filter_col = filter_cols[0]
+    metrics = [col for col in wide.columns if col not in (*KEY_COLUMNS, filter_col)]
+    if not metrics:
+        raise InputError(f"{path}: no value columns (accuracy, ...) besides the keys")
+    long = wide.melt(id_vars=[*KEY_COLUMNS, filter_col], value_vars=metrics,
+                     var_name="metric", value_name="value")
+    values = pd.to_numeric(long["value"], errors="coerce")
+    if values.isna().any():
+        bad = long.loc[values.isna(), "metric"].iloc[0]
+        raise InputError(f"{path}: column {bad!r} holds values that are not numbers")
+    construction = long["construction"].astype(str).str.replace(" ", "", regex=False)
+    revision = long["revision"].astype(str)
+    steps = {rev: step_from_revision(rev) for rev in revision.unique()}
+    long = long.assign(
+        model=model_from_path(path),
+        revision=revision,
+        step=revision.map(steps),
+        suite=_suites(construction, filter_col),
+        construction=construction,
+        filter=long[filter_col].astype(str),
+        value=values,
+        source=source,
+    )
+    return _typed(long)
+
+
+def _suites(construction: pd.Series, filter_col: str) -> pd.Series:
+    """Each row's suite: syntax files by their test_type, benchmarks by name, else semantic."""
+    if filter_col == "test_type":
+        return pd.Series("syntax", index=construction.index)
+    return construction.where(construction.isin(BENCHMARK_SUITES), "semantic")
+
+
+def read_published(root: Path) -> pd.DataFrame:
+    """Every summary TSV under root (the published outputs_summary folder) as one long table."""
+    root = Path(root)
+    if not root.is_dir():
+        raise InputError(f"{root}: not a folder (give the outputs_summary folder of Meaning_Alone)")
+    files = sorted(root.rglob("*.tsv"))
+    if not files:
+        raise InputError(f"{root}: no .tsv summary files found under this folder")
+    return pd.concat([read_published_file(path, path.relative_to(root).as_posix())
+                      for path in files], ignore_index=True)
+
+
+def load_results() -> pd.DataFrame:
+    """The stored results table; an empty table when nothing has been imported or run yet."""
+    path = results_path()
+    if not path.exists():
+        return empty_results()
+    try:
+        return _typed(pd.read_parquet(path))
+    except (OSError, ValueError, KeyError) as exc:
+        raise InputError(f"{path}: the results table is unreadable ({exc}); delete it and run "
+                         "`python -m pfcore results import PATH` again") from exc
+
+
+def _save(table: pd.DataFrame) -> None:
+    """Write the table atomically, so a reader never sees half a file."""
+    path = results_path()
+    tmp_path = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        table.to_parquet(tmp_path, index=False)
+        os.replace(tmp_path, path)
+    finally:
+        tmp_path.unlink(missing_ok=True)
+
+
+def append_results(rows: pd.DataFrame) -> pd.DataFrame:
+    """Add rows to the stored table, replacing earlier rows of the same sources; returns the table.
+
+    Own runs call this with source "pfcore run <run_id>", so re-recording a run is idempotent.
+    """
+    missing = [col for col in RESULT_COLUMNS if col not in rows.columns]
+    if missing:
+        raise InputError(f"results rows lack the columns {', '.join(missing)}")
+    try:
+        new = _typed(rows)
+    except (ValueError, TypeError) as exc:
+        raise InputError(f"results rows: step must hold whole numbers (or be empty) and value "
+                         f"numbers ({exc})") from exc
+    if (new["source"].str.strip() == "").any():
+        raise InputError("results rows need a non-empty source")
+    if not np.isfinite(new["value"]).all():
+        raise InputError("results rows hold values that are not finite numbers")
+    table = load_results()
+    kept = table[~table["source"].isin(set(new["source"]))]
+    combined = _typed(pd.concat([kept, new], ignore_index=True)) if len(kept) else new
+    _save(combined)
+    return combined
+
+
+def import_published(root: Path) -> pd.DataFrame:
+    """Read every summary under root into the stored table (re-import replaces those sources)."""
+    rows = read_published(root)
+    append_results(rows)
+    return rows
+
+
+def summarize(rows: pd.DataFrame) -> dict[str, object]:
+    """Rows, revisions and suites per model: what `results import` reports."""
+    per_model = {
+        model: {"rows": int(len(group)), "revisions": int(group["revision"].nunique()),
+                "suites": sorted(group["suite"].unique())}
+        for model, group in rows.groupby("model", sort=True)
+    }
+    return {"rows": int(len(rows)), "sources": int(rows["source"].nunique()),
+            "models": per_model}
+
+
+def _get(url: str, timeout: float = 60.0) -> bytes:
+    """Body of a GET request; InputError with the offline hint when GitHub cannot be reached."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            return response.read()
+    except urllib.error.HTTPError as exc:
+        raise InputError(f"github.com answered {exc.code} {exc.reason} for {url}; try again later, "
+                         "or download the repository and run `python -m pfcore results import "
+                         "PATH`") from exc
+    except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
+        raise InputError(f"{OFFLINE_HINT} ({url}: {exc})") from exc
+
+
+def published_files() -> list[str]:
+    """Paths of the summary TSVs in the paper's repository at the pinned commit."""
+    url = (f"https://api.github.com/repos/{PUBLISHED_REPO}/git/trees/{PUBLISHED_COMMIT}"
+           "?recursive=1")
+    tree = json.loads(_get(url))
+    return sorted(item["path"] for item in tree.get("tree", [])
+                  if item.get("type") == "blob" and item["path"].endswith(".tsv")
+                  and item["path"].startswith(f"{PUBLISHED_FOLDER}/"))
+
+
+def fetch_published(dest: Path) -> list[Path]:
+    """Download the published summaries into dest (laid out as outputs_summary/ is); returns files.
+
+    Import them afterwards with `python -m pfcore results import DEST`.
+    """
+    dest = Path(dest)
+    written = []
+    for remote in published_files():
+        body = _get(f"https://raw.githubusercontent.com/{PUBLISHED_REPO}/{PUBLISHED_COMMIT}/"
+                    f"{remote}")
+        target = dest / Path(remote).relative_to(PUBLISHED_FOLDER)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(body)
+        written.append(target)
+    if not written:
+        raise InputError(f"github.com lists no summary files under {PUBLISHED_FOLDER}/ at "
+                         f"{PUBLISHED_REPO}@{PUBLISHED_COMMIT[:7]}")
+    return written
