@@ -103,3 +103,25 @@ def build_roberta(out: Path, seed: int = 0) -> Path:
     RobertaForMaskedLM(config).eval().save_pretrained(out)
     hf_tok.save_pretrained(out)
     return out
+
+
+def build_checkpoint_series(out: Path, steps: tuple[int, ...] = (0, 8, 32)) -> Path:
+    """Train the tiny GPT-2 on CORPUS and save it at several steps as out/step<N> (a real series)."""
+    base = build_gpt2(out / "_base")
+    tok = GPT2TokenizerFast.from_pretrained(base)
+    model = GPT2LMHeadModel.from_pretrained(base)
+    ids = [torch.tensor(tok(s)["input_ids"]) for s in CORPUS]
+    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3)
+    model.train()
+    for step in range(max(steps) + 1):
+        if step in steps:
+            model.eval()
+            model.save_pretrained(out / f"step{step}")
+            tok.save_pretrained(out / f"step{step}")
+            model.train()
+        seq = ids[step % len(ids)].unsqueeze(0)
+        loss = model(input_ids=seq, labels=seq).loss
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+    return out

@@ -293,8 +293,8 @@ def _batches(packs: list[Pack], budget: int) -> list[list[Pack]]:
 
 
 def _positions(packs: list[Pack], width: int) -> torch.Tensor:
-    """Position ids: each node's depth in its tree (padding continues past the end)."""
-    pos = torch.arange(width).repeat(len(packs), 1)
+    """Position ids: each node's depth in its tree (padding gets position 0)."""
+    pos = torch.zeros((len(packs), width), dtype=torch.long)
     for b, p in enumerate(packs):
         pos[b, :len(p.depths)] = torch.tensor(p.depths)
     return pos

@@ -1,0 +1,148 @@
+"""`python -m pfcore run`: run a suite on one model with a progress bar, save its record,
+print the accuracies (or one JSON summary)."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+import sys
+
+import pandas as pd
+
+from pfcore.cli_common import add_model_args, progress_bar, spec_from_args
+from pfcore.items.schema import CONSTRUCTIONS
+from pfcore.store.runs import RunRecord
+from pfcore.errors import InputError
+from pfcore.suites.runner import ALL_SUITES, SCORINGS, RunConfig, run_suite
+from pfcore.suites.trajectory import checkpoints, run_trajectory
+
+MAIN = ("all", "aligned", "misaligned", "aligned1", "aligned2", "misaligned1", "misaligned2",
+        "NPI", "Pseudocleft", "CP Conjunction", "VP Conjunction", "VP Gap Conjunction",
+        "Avg_Test", "Avg_Control")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the `run` and `trajectory` sub-commands."""
+    register_trajectory(sub)
+    p = sub.add_parser("run", help="run a test suite on a model",
+                       description="Score a suite's items, decide each pair, report accuracy "
+                       "with 95%% intervals, and save a run record under cache/runs/.")
+    p.add_argument("--suite", default="semantic", choices=ALL_SUITES,
+                   help="Paired-Focus suites (semantic, syntax, affinity) or a comparison benchmark")
+    add_run_args(p)
+    p.add_argument("--out", help="folder for the run record (default: cache/runs/<run id>)")
+    p.add_argument("--json", action="store_true", help="print one JSON summary object")
+    add_model_args(p)
+    p.set_defaults(func=run)
+
+
+def register_trajectory(sub: argparse._SubParsersAction) -> None:
+    """Add the `trajectory` sub-command."""
+    p = sub.add_parser("trajectory", help="run suites over a model's checkpoints",
+                       description="Run suites at each checkpoint (one loaded at a time); results go "
+                       "into the results table as each finishes, so a rerun resumes.")
+    p.add_argument("--revisions", help="comma-separated hub revisions (step1,step1000,...) or "
+                   "'pythia-log' for the paper's 19 Pythia checkpoints")
+    p.add_argument("--checkpoint-dir", help="a folder of saved checkpoints named step<N> or checkpoint-<N>")
+    p.add_argument("--suite", default="semantic,syntax",
+                   help=f"comma-separated suites from: {', '.join(ALL_SUITES)}")
+    p.add_argument("--name", help="the trajectory's model name in the results table "
+                   "(default: --model, or the checkpoint folder's name)")
+    add_run_args(p)
+    p.add_argument("--json", action="store_true", help="print the finished runs as JSON")
+    add_model_args(p)
+    p.set_defaults(func=trajectory)
+
+
+def add_run_args(p: argparse.ArgumentParser) -> None:
+    """Options shared by `run` and `trajectory`."""
+    p.add_argument("--construction", default="all", choices=("all", *CONSTRUCTIONS))
+    p.add_argument("--items", help="item file (ours, or the published TSVs); for blimp/comps/ewok "
+                   "a local folder or file, or a hub id (default: shipped items / the hub)")
+    p.add_argument("--limit-blocks", type=int, help="only the first N blocks (or base sentences) "
+                   "of each construction; for benchmarks the first N items (per BLiMP paradigm)")
+    p.add_argument("--password", help="password of a protected EWoK zip (or set PFCORE_EWOK_PASSWORD)")
+    p.add_argument("--scoring", choices=SCORINGS, help="default: causal for causal models, "
+                   "masked-token for masked ones")
+    p.add_argument("--reduction", choices=("mean", "sum"), default="mean",
+                   help="log-prob per token (the paper's code) or summed")
+    p.add_argument("--bos", action="store_true", help="prepend BOS so first tokens are scored")
+    p.add_argument("--no-cache", action="store_true", help="neither read nor write the score cache")
+    p.add_argument("--chunk", type=int, default=2048, help="requests scored between two commits "
+                   "to the score cache (what an interruption can lose at most)")
+
+
+def config_from_args(args: argparse.Namespace, suite: str) -> RunConfig:
+    """The RunConfig the arguments describe."""
+    constructions = () if args.construction == "all" else (args.construction,)
+    return RunConfig(suite=suite, constructions=constructions, items_path=args.items,
+                     limit_blocks=args.limit_blocks, scoring=args.scoring,
+                     reduction=args.reduction, bos=args.bos, use_cache=not args.no_cache,
+                     chunk=args.chunk, out=getattr(args, "out", None),
+                     password=args.password or os.environ.get("PFCORE_EWOK_PASSWORD"))
+
+
+def summary_json(record: RunRecord) -> dict[str, object]:
+    """The run as one JSON object: accuracy maps construction -> filter -> value."""
+    s = record.summary
+    nested: dict[str, dict[str, float]] = {}
+    intervals: dict[str, dict[str, list[float]]] = {}
+    for row in s.itertuples():
+        nested.setdefault(row.construction, {})[row.filter] = float(row.accuracy)
+        intervals.setdefault(row.construction, {})[row.filter] = [float(row.ci_low), float(row.ci_high)]
+    m = record.manifest
+    return {"run_id": m["run_id"], "suite": m["suite"], "model": m["model"]["name"],
+            "revision": m["model"]["revision"], "scoring": m["scoring"],
+            "items": m["items"]["count"], "accuracy": nested, "ci95": intervals,
+            "timings_s": m["timings_s"], "record": str(record.path)}
+
+
+def main_table(suite: str, summary: pd.DataFrame) -> str:
+    """What to print: the main filters as percentages (construction x filter) for the Paired-Focus
+    accuracy suites; affinities as probabilities; every benchmark filter with its interval."""
+    if suite in ("semantic", "syntax"):
+        main = summary[summary["filter"].isin(MAIN)]
+        wide = main.pivot(index="construction", columns="filter", values="accuracy")
+        return (wide[[f for f in MAIN if f in wide.columns]] * 100).round(1).to_string()
+    cols = ["construction", "filter", "accuracy", "ci_low", "ci_high", "n"]
+    table = summary[cols].rename(columns={"accuracy": "affinity" if suite == "affinity" else "accuracy"})
+    return table.round(4).to_string(index=False)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the suite and print its results."""
+    config = config_from_args(args, args.suite)
+    bar = progress_bar(f"{config.suite}", enabled=sys.stderr.isatty() or not args.json)
+    record = run_suite(spec_from_args(args), config, bar)
+    if args.json:
+        print(json.dumps(summary_json(record)))
+        return 0
+    m = record.manifest
+    print(f"{m['suite']} suite, {m['model']['name']} ({m['scoring']}), {m['items']['count']} items, "
+          f"{m['timings_s']['score_s']:.1f} s scoring")
+    print(main_table(m["suite"], record.summary))
+    print(f"record: {record.path}")
+    return 0
+
+
+def trajectory(args: argparse.Namespace) -> int:
+    """Run the suites over the checkpoints, skipping what an earlier run finished."""
+    suites = [x.strip() for x in args.suite.split(",") if x.strip()]
+    unknown = set(suites) - set(ALL_SUITES)
+    if unknown or not suites:
+        raise InputError(f"unknown suite(s) {', '.join(sorted(unknown)) or '(none)'}; "
+                         f"choose from {', '.join(ALL_SUITES)}")
+    spec = spec_from_args(args)
+    points = checkpoints(spec, args.revisions, args.checkpoint_dir)
+    name = args.name or (Path(args.checkpoint_dir).resolve().name if args.checkpoint_dir else spec.name)
+    quiet = args.json
+    table = run_trajectory(name, points, suites, config_from_args(args, suites[0]),
+                           report=(lambda _msg: None) if quiet else print,
+                           progress_for=lambda label: progress_bar(label, enabled=not quiet))
+    if quiet:
+        print(table.to_json(orient="records"))
+    else:
+        print(f"trajectory {name!r}: {len(table)} (checkpoint, suite) runs recorded; "
+              f"see `python -m pfcore analyze series --model {name}`")
+    return 0

@@ -1,0 +1,93 @@
+"""The semantic suite (Experiment 1): per-row log-odds log P(easier) - log P(harder) of the
+follow-up given the context, and accuracy by the paper's rule: the construction must move the
+log-odds further, in the direction it entails, than its "or" twin does."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from pfcore.analysis.intervals import accuracy
+from pfcore.items.schema import MASK, SemanticItem
+from pfcore.scoring.requests import Reduction, Request, TokenScores
+
+# (context_order, followup_order) -> (filter name, +1 if the construction's log-odds must be higher)
+CONDITIONS: dict[tuple[str, str], tuple[str, int]] = {
+    ("aligned", "same"): ("aligned1", +1),
+    ("aligned", "reversed"): ("aligned2", -1),
+    ("misaligned", "same"): ("misaligned1", -1),
+    ("misaligned", "reversed"): ("misaligned2", +1),
+}
+MAIN_FILTERS = ("all", "aligned", "misaligned", "aligned1", "aligned2", "misaligned1", "misaligned2")
+GROUP_FIELDS = ("verb", "scale", "pronoun", "modal")
+ROW_FIELDS = ("item_id", "block_id", "construction", "connective", "is_construction",
+              "context_order", "followup_order", "frame", "verb", "noun", "scale", "weak_adj",
+              "strong_adj", "pronoun", "modal", "context", "followup")
+
+
+def filled(item: SemanticItem, fill: str) -> str:
+    """The follow-up with its blank filled, as the paper builds it."""
+    head, tail = item.followup.split(MASK, 1)
+    return f"{head.strip()} {fill}{tail}"
+
+
+def requests(items: Sequence[SemanticItem]) -> list[Request]:
+    """Two requests per row: the follow-up with each fill, given the context."""
+    return [Request(item.context, filled(item, fill)) for item in items for fill in item.fills[:2]]
+
+
+def row_scores(items: Sequence[SemanticItem], scores: Sequence[TokenScores],
+               reduction: Reduction) -> pd.DataFrame:
+    """One row per item with log P of each fill and their difference (the log-odds)."""
+    values = np.array([s.reduce(reduction) for s in scores]).reshape(len(items), 2)
+    return rows_from_logps(items, values[:, 0], values[:, 1])
+
+
+def rows_from_logps(items: Sequence[SemanticItem], easier: np.ndarray, harder: np.ndarray) -> pd.DataFrame:
+    """Per-row table from the two fills' log-probabilities (any scoring method)."""
+    df = pd.DataFrame([{f: getattr(i, f) for f in ROW_FIELDS} for i in items])
+    df["logp_easier"], df["logp_harder"] = easier, harder
+    df["logodds"] = df["logp_easier"] - df["logp_harder"]
+    return df
+
+
+def decisions(rows: pd.DataFrame) -> pd.DataFrame:
+    """Pair each construction row with its "or" twin (same block, same orders) and decide."""
+    key = ["block_id", "context_order", "followup_order"]
+    cxn = rows[rows["is_construction"]].set_index(key)
+    ctl = rows[~rows["is_construction"]].set_index(key)["logodds"].rename("or_logodds")
+    paired = cxn.join(ctl, how="inner").reset_index()
+    paired = paired.rename(columns={"logodds": "cxn_logodds"})
+    cond = [CONDITIONS[(c, f)] for c, f in zip(paired["context_order"], paired["followup_order"])]
+    paired["condition"] = [name for name, _ in cond]
+    sign = np.array([s for _, s in cond])
+    paired["correct"] = sign * (paired["cxn_logodds"] - paired["or_logodds"]) > 0
+    return paired
+
+
+def filter_masks(dec: pd.DataFrame) -> dict[str, pd.Series]:
+    """Boolean masks of every reported filter, named as the published summaries name them."""
+    masks = {"all": pd.Series(True, index=dec.index)}
+    for order in ("aligned", "misaligned"):
+        masks[order] = dec["context_order"] == order
+    for name, _ in CONDITIONS.values():
+        masks[name] = dec["condition"] == name
+    for field in GROUP_FIELDS:
+        for value in sorted(dec[field].unique()):
+            sel = dec[field] == value
+            masks[f"{field}_{value}_all"] = sel
+            for order in ("aligned", "misaligned"):
+                masks[f"{field}_{value}_{order}"] = sel & (dec["context_order"] == order)
+    return masks
+
+
+def summarize(dec: pd.DataFrame) -> pd.DataFrame:
+    """Accuracy with 95% intervals per construction and filter."""
+    out = []
+    for construction, part in dec.groupby("construction", sort=False):
+        for name, mask in filter_masks(part).items():
+            acc = accuracy(part.loc[mask, "correct"].to_numpy())
+            out.append({"construction": construction, "filter": name, "accuracy": acc.value,
+                        "ci_low": acc.low, "ci_high": acc.high, "n": acc.n})
+    return pd.DataFrame(out)
