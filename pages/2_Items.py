@@ -1,0 +1,89 @@
+"""Items: browse the semantic and syntactic test items; score one block with the chosen model."""
+import streamlit as st
+
+from pfcore.items.schema import CONSTRUCTIONS
+from pfcore.ui.downloads import chart, download_csv
+from pfcore.ui.errors import shown_errors
+from pfcore.ui.figures import token_bars_figure
+from pfcore.ui.items_view import ItemFilter, filter_items, group_labels, item_frame, score_group
+from pfcore.ui.model import request_scorer
+from pfcore.ui.page import start_page
+from pfcore.ui.scoring import scoring_label
+
+SHOWN_ROWS = 2000
+SUITES = {"semantic": "Semantic (meaning)", "syntax": "Syntactic (form)"}
+INTRO = """The test items the suites score, as shipped in `data/items/`. **Semantic** items come in
+blocks of 8: a context with the construction or the control *or*, weak and strong focus in either
+order, and a follow-up whose blank is filled with *easier* and *harder*. **Syntactic** items are a
+base sentence and its manipulations (NPI, Pseudocleft, CP Conjunction; VP Conjunction and VP Gap
+Conjunction as controls), with the construction and with *and*. Filter, then pick a block to score
+it with the model in the sidebar."""
+
+loaded = start_page("Items", INTRO)
+with shown_errors():
+    kind = st.segmented_control("Suite", list(SUITES), format_func=SUITES.get, default="semantic",
+                                required=True, key="items_kind")
+    items = item_frame(kind)
+    c1, c2, c3, c4 = st.columns(4)
+    chosen = ItemFilter(
+        constructions=tuple(c1.multiselect("Construction", sorted(items["construction"].unique()),
+                                           format_func=lambda c: CONSTRUCTIONS.get(c, c),
+                                           key=f"items_cxn_{kind}")),
+        scales=tuple(c2.multiselect("Scale", sorted(items["scale"].unique()), key=f"items_scale_{kind}")),
+        verbs=tuple(c3.multiselect("Verb", sorted(items["verb"].unique()), key=f"items_verb_{kind}")),
+        conditions=tuple(c4.multiselect("Condition" if kind == "semantic" else "Manipulation",
+                                        sorted(items["condition"].unique()), key=f"items_cond_{kind}")),
+        search=st.text_input("Search the text", key=f"items_search_{kind}",
+                             placeholder="e.g. rock, beautiful, couldn't"))
+    rows = filter_items(items, chosen)
+    if rows.empty:
+        st.info("No item matches these filters: clear the search or a filter.")
+        st.stop()
+    st.caption(f"{len(rows):,} of {len(items):,} {kind} items match"
+               + (f"; the first {SHOWN_ROWS:,} are shown, the download has all." if len(rows) > SHOWN_ROWS else "."))
+    st.dataframe(rows.head(SHOWN_ROWS), hide_index=True, height=300)
+    download_csv(rows, f"{kind}_items.csv", "Download these items (CSV)")
+
+    st.subheader("One block, scored" if kind == "semantic" else "One base sentence, scored")
+    labels = group_labels(rows, kind)
+    group_id = st.selectbox("Block" if kind == "semantic" else "Base sentence", list(labels),
+                            format_func=labels.get, key=f"items_group_{kind}")
+    if loaded is None:
+        st.info("Load a model in the sidebar to score this block.")
+        st.stop()
+    scorer = request_scorer(loaded)
+    with st.spinner(f"Scoring with {loaded.spec.label}..."):
+        scored = score_group(scorer, kind, group_id)
+    st.caption(f"Scored by {loaded.spec.label}: {scoring_label(scorer)}; sentence scores are the mean "
+               "log-probability per token (nats), as in the paper's code; token surprisals are in bits.")
+    if kind == "semantic":
+        st.markdown("**Rows**: log-odds = log P(*easier*) − log P(*harder*) of the follow-up given "
+                    "the context.")
+        st.dataframe(scored.rows, hide_index=True)
+        st.markdown("**Decisions**: the construction must move the log-odds further than *or*, in "
+                    "the direction it entails (higher for aligned1 and misaligned2, lower for "
+                    "aligned2 and misaligned1).")
+        st.dataframe(scored.decisions, hide_index=True)
+        st.metric("Correct pairs in this block", f"{int(scored.decisions['correct'].sum())} of {len(scored.decisions)}")
+        row = st.selectbox("Per-token surprisal of row", list(scored.rows["row"]), key="items_row")
+        tokens = scored.tokens[scored.tokens["row"] == row]
+        chart(token_bars_figure(tokens, "fill", title=f"{row}: follow-up with each fill"),
+              "item_tokens.html", key="items_tokens_chart")
+    else:
+        st.markdown("**Sentences**: surprisal = − mean log-probability per token (nats).")
+        st.dataframe(scored.rows, hide_index=True)
+        st.markdown("**Decisions**: correct when the manipulation raises surprisal more with the "
+                    "construction than with *and*.")
+        st.dataframe(scored.decisions, hide_index=True)
+        sentences = list(dict.fromkeys(scored.tokens["sentence"]))
+        picked = st.multiselect("Per-token surprisal of", sentences, default=sentences[:2],
+                                key="items_sentences")
+        if picked:
+            tokens = scored.tokens[scored.tokens["sentence"].isin(picked)]
+            chart(token_bars_figure(tokens, "sentence", title="Per-token surprisal"),
+                  "item_tokens.html", key="items_tokens_chart")
+    c1, c2 = st.columns(2)
+    with c1:
+        download_csv(scored.rows, f"{kind}_{group_id}_scores.csv", "Download scores (CSV)")
+    with c2:
+        download_csv(scored.tokens, f"{kind}_{group_id}_tokens.csv", "Download per-token surprisals (CSV)")

@@ -1,0 +1,146 @@
+"""Trajectories: accuracy over training checkpoints (the paper's Figures 2-4), published and own."""
+import streamlit as st
+
+from pfcore.analysis.fdcorr import fd_correlation
+from pfcore.analysis.series import available_series
+from pfcore.ui.downloads import chart, download_csv
+from pfcore.ui.errors import shown_errors
+from pfcore.ui.page import start_page
+from pfcore.ui.trajectories_view import (FD_X, FD_YS, FIGURE2, FIGURE3_FILTERS, MIN_CHECKPOINTS,
+                                         checkpoint_models, compare_choices, construction_curves,
+                                         construction_figure, construction_filters, curves,
+                                         curves_figure, default_import_folder, default_model, defaults,
+                                         fd_figure, fd_panels, fd_points, fd_stats, fetch_and_import,
+                                         filter_label, import_folder, pair_defaults, provenance,
+                                         results_table, scope_key, scope_label, scoped, series_label,
+                                         slug, source_choices, source_label, widget_key)
+
+INTRO = """*When* does a model learn the Paired-Focus constructions? Accuracy over training
+checkpoints, as in the paper's Experiment 2: the semantic test on plausible and implausible
+follow-ups, the syntactic test, and the BLiMP, COMPS and EWoK benchmarks on one chart (Figure 2),
+each construction on its own (Figure 3), and how the changes between checkpoints correlate
+(Figure 4). The numbers are the paper's published per-checkpoint summaries, once imported, and
+your own trajectories from `python -m pfcore trajectory`."""
+RUN_HINT = ("Run your own trajectory (results land here as each checkpoint finishes):\n"
+            "```bash\npython -m pfcore trajectory --model EleutherAI/pythia-160m --revisions pythia-log "
+            "--suite semantic,syntax\npython -m pfcore trajectory --checkpoint-dir my_run/ --suite semantic "
+            "--limit-blocks 50\n```")
+
+start_page("Trajectories", INTRO)
+state = st.session_state
+models: dict[str, str] = {}
+shown = None
+with shown_errors():
+    if "traj_message" in state:
+        st.success(state.pop("traj_message"))
+    table = results_table()
+    models = checkpoint_models(table)
+    if not models:
+        st.info("No checkpoint results yet: import the paper's published summaries below (from a "
+                "folder, or fetched from its repository), or run a trajectory of your own with "
+                "`python -m pfcore trajectory` (commands below).")
+    else:
+        names = list(models)
+        c1, c2 = st.columns([3, 2])
+        model = c1.selectbox("Model", names, index=default_model(names), format_func=models.get,
+                             key="traj_model")
+        source = c2.selectbox("Numbers from", source_choices(table, model), format_func=source_label,
+                              key=widget_key("source", model, ""))
+        rows = scoped(table, model, source)
+        st.caption(provenance(rows, source))
+        shown = (model, source, rows, available_series(rows, model))
+
+if shown:
+    model, source, rows, available = shown
+    with shown_errors():
+        st.subheader("Learning curves (Figure 2)")
+        c1, c2 = st.columns([3, 2])
+        picked = c1.multiselect("Series", available, default=defaults(FIGURE2, available),
+                                format_func=series_label, key=widget_key("series", model, source),
+                                help="CONSTRUCTION:FILTER; pf_avg is the mean of the four constructions' "
+                                     "semantic accuracy, syntax their syntactic accuracy")
+        others = c2.multiselect("Side by side with", compare_choices(table, model, source),
+                                format_func=scope_label, key=widget_key("compare", model, source),
+                                help="draw the same series of other models, or of your own runs")
+        data = curves(table, [scope_key(model, source), *others], picked)
+        chart(curves_figure(data, f"{model}: accuracy over training"), f"trajectories_{slug(model)}.html",
+              key="traj_fig2")
+        download_csv(data, f"trajectories_{slug(model)}.csv", "Download the plotted values (CSV)",
+                     key="traj_fig2_csv")
+
+    with shown_errors():
+        st.subheader("Each construction (Figure 3)")
+        filters = construction_filters(rows, model)
+        chosen = st.multiselect("Filters", filters, default=defaults(FIGURE3_FILTERS, filters),
+                                format_func=filter_label, key=widget_key("filters", model, source))
+        per_construction = construction_curves(rows, model, chosen)
+        chart(construction_figure(per_construction), f"constructions_{slug(model)}.html", key="traj_fig3")
+        download_csv(per_construction, f"constructions_{slug(model)}.csv",
+                     "Download the plotted values (CSV)", key="traj_fig3_csv")
+
+    st.subheader("First-difference correlations (Figure 4)")
+    n_steps = rows["step"].nunique()
+    if n_steps < MIN_CHECKPOINTS:
+        st.info(f"A first-difference correlation needs at least {MIN_CHECKPOINTS} checkpoints; "
+                f"{model} has {n_steps} here. Add checkpoints to the trajectory to see them.")
+    else:
+        st.caption("Each point is one checkpoint: how much each series changed since the previous "
+                   "one. Spearman's ρ of those changes says whether two abilities grow together.")
+        zscale = st.toggle("Z-scale the changes (the authors' method)", value=True, key="traj_zscale",
+                           help="changes z-scored over every series of the same published file, the "
+                                "first checkpoint kept as a change of 0 (README: First-difference correlations)")
+        with shown_errors():
+            pf_series = [n for n in available if n.startswith("pf_avg:")] or available
+            c1, c2 = st.columns([1, 2])
+            x = c1.selectbox("Against", pf_series, index=pf_series.index(FD_X) if FD_X in pf_series else 0,
+                             format_func=series_label, key=widget_key("fd_x", model, source))
+            ys = c2.multiselect("Series", available, default=defaults(FD_YS, available, besides=x),
+                                format_func=series_label, key=widget_key("fd_ys", model, source))
+            panels = fd_panels(rows, model, x, ys, zscale)
+            for problem in panels.problems:
+                st.warning(problem)
+            if panels.results:
+                chart(fd_figure(panels.results), f"fd_correlations_{slug(model)}.html", key="traj_fig4")
+                st.dataframe(fd_stats(panels.results), hide_index=True, column_config={
+                    c: st.column_config.NumberColumn(format="%.3f")
+                    for c in ("spearman", "spearman_p", "pearson", "pearson_p")})
+                download_csv(fd_points(panels.results), f"fd_correlations_{slug(model)}.csv",
+                             "Download the plotted changes (CSV)", key="traj_fig4_csv")
+
+        with shown_errors():
+            st.subheader("Any two series")
+            ix, iy = pair_defaults(available)
+            c1, c2 = st.columns(2)
+            px = c1.selectbox("First series", available, index=ix, format_func=series_label,
+                              key=widget_key("pair_x", model, source))
+            py = c2.selectbox("Second series", available, index=iy, format_func=series_label,
+                              key=widget_key("pair_y", model, source))
+            pair = fd_correlation(rows, model, px, py, zscale=zscale)
+            m1, m2, m3, m4, m5 = st.columns(5)
+            m1.metric("Spearman ρ", f"{pair.spearman:.2f}")
+            m2.metric("p (Spearman)", f"{pair.spearman_p:.3f}")
+            m3.metric("Pearson r", f"{pair.pearson:.2f}")
+            m4.metric("p (Pearson)", f"{pair.pearson_p:.3f}")
+            m5.metric("n changes", pair.n)
+            chart(fd_figure([pair]), f"fd_pair_{slug(model)}.html", key="traj_pair")
+            download_csv(fd_points([pair]), f"fd_pair_{slug(model)}.csv",
+                         "Download the plotted changes (CSV)", key="traj_pair_csv")
+
+with shown_errors():
+    with st.expander("Add results: import the published summaries", expanded=not models):
+        st.markdown("The paper's per-checkpoint summaries (Pythia-12b, the Pythia-deduped series, OLMo, "
+                    "Ettin) are the `outputs_summary/` folder of its repository. Importing replaces "
+                    "earlier imports of the same files and keeps your own runs.")
+        folder = st.text_input("Folder of the published summaries", value=default_import_folder(),
+                               key="traj_import_folder", placeholder="path/to/Meaning_Alone/outputs_summary")
+        c1, c2 = st.columns(2)
+        if c1.button("Import published results", type="primary", key="traj_import"):
+            with st.spinner("Importing..."):
+                state["traj_message"] = import_folder(folder)
+            st.rerun()
+        if c2.button("Fetch from the paper's repository", key="traj_fetch",
+                     help="downloads the summaries from github.com (needs network), then imports them"):
+            with st.spinner("Downloading from github.com..."):
+                state["traj_message"] = fetch_and_import()
+            st.rerun()
+        st.markdown(RUN_HINT)

@@ -1,0 +1,38 @@
+"""Downloads for what a page shows: tables as CSV, records as JSON, charts as HTML."""
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+
+def csv_bytes(df: pd.DataFrame) -> bytes:
+    """A table as UTF-8 CSV without the index."""
+    return df.to_csv(index=False).encode("utf-8")
+
+
+def figure_html(fig: go.Figure) -> str:
+    """A self-contained interactive HTML page of a figure (plotly.js inlined: works offline).
+    Streamlit's own template leaves colours for the browser to fill in, so the file gets plotly's."""
+    return go.Figure(fig).update_layout(template="plotly").to_html(include_plotlyjs=True, full_html=True)
+
+
+def download_csv(df: pd.DataFrame, file_name: str, label: str = "Download CSV", key: str | None = None) -> None:
+    """A download button for a table."""
+    st.download_button(label, csv_bytes(df), file_name=file_name, mime="text/csv",
+                       key=key or f"csv-{file_name}", on_click="ignore")
+
+
+def download_json(obj: object, file_name: str, label: str = "Download JSON", key: str | None = None) -> None:
+    """A download button for a JSON-serialisable object."""
+    st.download_button(label, json.dumps(obj, indent=2, default=str), file_name=file_name,
+                       mime="application/json", key=key or f"json-{file_name}", on_click="ignore")
+
+
+def chart(fig: go.Figure, file_name: str, key: str) -> None:
+    """Draw a plotly figure with a download button for it as interactive HTML."""
+    st.plotly_chart(fig, key=key)
+    st.download_button("Download chart (HTML)", lambda: figure_html(fig), file_name=file_name,
+                       mime="text/html", key=f"html-{key}", on_click="ignore")

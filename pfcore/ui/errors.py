@@ -1,0 +1,32 @@
+"""The page boundary: errors become one plain message, never a traceback."""
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import streamlit as st
+
+from pfcore.errors import PfcoreError
+
+log = logging.getLogger(__name__)
+
+
+def message_for(exc: Exception) -> str:
+    """What the user reads: pfcore's own message, or a short account of an unexpected error."""
+    if isinstance(exc, PfcoreError):
+        return str(exc)
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    return (f"Unexpected error ({type(exc).__name__}{': ' + text if text else ''}); please report it "
+            "with the steps that led here.")
+
+
+@contextmanager
+def shown_errors() -> Iterator[None]:
+    """Run a block of a page; any error ends the block with st.error (the page goes on)."""
+    try:
+        yield
+    except Exception as exc:  # noqa: BLE001 - the page boundary: no traceback reaches a user
+        if not isinstance(exc, PfcoreError):
+            log.exception("unexpected error in the app")
+        st.error(message_for(exc))

@@ -1,0 +1,46 @@
+"""Figures the pages draw that pfcore.plots does not have: per-token surprisal bars and the
+surprisal rises of the syntactic manipulations."""
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+BAR = "#4c78a8"
+CONTROL = "#9ecae9"
+HIGHLIGHT = "#d62728"
+ROW_HEIGHT = 230
+
+
+def token_bars_figure(tokens: pd.DataFrame, series: str, title: str | None = None,
+                      highlight: str | None = None) -> go.Figure:
+    """Surprisal (bits) per token, one panel per value of `series` (a sentence or a fill); rows
+    whose boolean column `highlight` is true are drawn in red. Unscored tokens have no bar."""
+    names = list(dict.fromkeys(tokens[series]))
+    fig = make_subplots(rows=len(names), cols=1, subplot_titles=[str(n) for n in names],
+                        vertical_spacing=min(0.3, 0.5 / max(1, len(names))))
+    for row, name in enumerate(names, start=1):
+        part = tokens[tokens[series] == name]
+        marked = part[highlight].fillna(False).tolist() if highlight else [False] * len(part)
+        fig.add_trace(go.Bar(
+            x=[f"{int(p)}:{t.replace(' ', '␣')}" for p, t in zip(part["position"], part["token"])],
+            y=part["surprisal_bits"], name=str(name), showlegend=False,
+            marker_color=[HIGHLIGHT if m else BAR for m in marked],
+            hovertemplate="%{x}<br>%{y:.2f} bits<extra></extra>"), row=row, col=1)
+        fig.update_yaxes(title_text="bits", row=row, col=1)
+    fig.update_layout(title=title, height=ROW_HEIGHT * len(names) + 80, margin={"t": 70, "b": 30})
+    return fig
+
+
+def rises_figure(rises: pd.DataFrame, connective: str, control: str) -> go.Figure:
+    """Surprisal rise of each manipulation over its base, with the construction and the control."""
+    fig = go.Figure()
+    for column, name, color in (("rise_construction", connective, BAR), ("rise_and", control, CONTROL)):
+        fig.add_trace(go.Bar(x=rises["manipulation"], y=rises[column], name=f"with '{name}'",
+                             marker_color=color,
+                             hovertemplate="%{x}<br>%{y:+.3f} nats per token<extra></extra>"))
+    fig.add_hline(y=0, line_color="grey")
+    fig.update_layout(barmode="group", legend_title_text="Surprisal rise",
+                      yaxis={"title": {"text": "surprisal rise over the base (nats per token)"}},
+                      margin={"t": 30})
+    return fig

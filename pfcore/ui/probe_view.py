@@ -1,0 +1,45 @@
+"""The Probe page's presentation of pfcore.probe results: readable panel names and a JSON summary."""
+from __future__ import annotations
+
+import pandas as pd
+
+from pfcore.probe import ProbeResult
+
+PART_NAMES = {"entailed": "entailed follow-up", "contradicted": "contradicted follow-up"}
+
+
+def labelled_tokens(result: ProbeResult) -> pd.DataFrame:
+    """The per-token table with a `panel` column naming each text in words."""
+    probe = result.probe
+    words = {"construction": f"'{probe.connective}'", "control": f"'{probe.lexicon.semantic_control}'"}
+    tokens = result.tokens.copy()
+    tokens["panel"] = [f"{PART_NAMES[part]} after {words[context]}" if part in PART_NAMES
+                       else f"the sentence with {words[context]}"
+                       for part, context in zip(tokens["part"], tokens["context"])]
+    return tokens
+
+
+def followup_tokens(result: ProbeResult) -> pd.DataFrame:
+    """Tokens of the four follow-ups, ordered entailed then contradicted, construction then control."""
+    tokens = labelled_tokens(result)
+    follow = tokens[tokens["part"].isin(list(PART_NAMES))]
+    rank = follow["part"].map({p: i for i, p in enumerate(PART_NAMES)}) * 2 + (follow["context"] == "control")
+    return follow.assign(_rank=rank).sort_values(["_rank", "position"], kind="stable").drop(columns="_rank")
+
+
+def sentence_tokens(result: ProbeResult) -> pd.DataFrame:
+    """Tokens of the sentence and its control, scored alone."""
+    tokens = labelled_tokens(result)
+    return tokens[tokens["part"] == "sentence"]
+
+
+def result_summary(result: ProbeResult, model: str) -> dict[str, object]:
+    """Everything the page reports about one probe, as plain data (for the JSON download)."""
+    probe = result.probe
+    return {"model": model, "sentence": probe.text, "construction": probe.construction,
+            "connective": probe.connective, "control": probe.control, "focus1": probe.focus1,
+            "focus2": probe.focus2, "entailed": result.entailed, "contradicted": result.contradicted,
+            "reduction": result.reduction, "shift_construction": result.shift_construction,
+            "shift_control": result.shift_control, "effect": result.effect, "correct": result.correct,
+            "verdict": result.verdict, "logprobs": result.logprobs.to_dict(orient="records"),
+            "moved_most": result.moved_most.to_dict(orient="records")}

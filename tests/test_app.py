@@ -1,0 +1,315 @@
+"""AppTests for every page of the explorer, on tiny local models (the default model: slow)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from pfcore.items.schema import CONSTRUCTIONS
+from pfcore.models import ModelSpec
+from pfcore.probe import FRAME_EXAMPLE
+from pfcore.store.runs import list_runs
+from pfcore.suites.runner import RunConfig, run_suite
+from pfcore.ui.models_view import extra_models_path
+from pfcore.ui.progress import Eta, format_seconds
+
+ROOT = Path(__file__).resolve().parents[1]
+TIMEOUT = 120
+PROBE_KEY = f"probe_cxn_{FRAME_EXAMPLE}"
+
+
+def page(script: str, model: Path | str | None = None, kind: str = "causal") -> AppTest:
+    """An AppTest of one page with the sidebar model set (before the first run)."""
+    at = AppTest.from_file(str(ROOT / script), default_timeout=TIMEOUT)
+    if model is not None:
+        at.session_state["model_name"] = str(model)
+        at.session_state["model_kind"] = kind
+    return at
+
+
+def texts(elements) -> list[str]:
+    """The text of each element of a list (errors, infos, captions...)."""
+    return [str(e.value) for e in elements]
+
+
+def no_errors(at: AppTest) -> None:
+    """Nothing went wrong on the page: no exception element, no error message."""
+    assert not at.exception, texts(at.exception)
+    assert not at.error, texts(at.error)
+
+
+# ----- home page and the shared sidebar -----
+
+def test_home_explains_and_links_the_pages(tiny_gpt2: Path, cache_dir: Path) -> None:
+    at = page("app.py", tiny_gpt2).run()
+    no_errors(at)
+    intro = " ".join(texts(at.markdown))
+    for words in CONSTRUCTIONS.values():
+        assert words in intro
+    links = [link.proto.label for link in at.get("page_link")]
+    assert [label.split("**")[1] for label in links][:4] == ["Probe", "Items", "Run", "Models"]
+    ready = texts(at.sidebar.success)
+    assert ready and "(causal) ready" in ready[0] and "parameters" in ready[0]
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("/no/such/model", "model path not found"),
+    ("", "Type a model name"),
+])
+def test_bad_model_is_a_plain_message(name: str, expected: str, cache_dir: Path) -> None:
+    at = page("app.py", name).run()
+    assert not at.exception
+    assert any(expected in e for e in texts(at.sidebar.error))
+    assert any("No model is loaded" in w for w in texts(at.warning))
+
+
+def test_kind_mismatch_is_explained(tiny_bert: Path, cache_dir: Path) -> None:
+    at = page("app.py", tiny_bert, kind="causal").run()
+    assert not at.exception
+    assert any("masked model" in e and "masked" in e for e in texts(at.sidebar.error))
+
+
+def test_eta_counts_only_fresh_work() -> None:
+    clock = iter([0.0, 10.0])
+    eta = Eta(clock=lambda: next(clock))
+    assert eta.update(40, 100) == "40 of 100 requests · 40 from the score cache"
+    assert eta.update(60, 100) == ("60 of 100 requests · 40 from the score cache · 2.0/s · ETA 20 s")
+    assert format_seconds(185) == "3 min 05 s" and format_seconds(3720) == "1 h 02 min"
+
+
+# ----- Probe -----
+
+def test_probe_scores_the_frame_sentence(tiny_gpt2: Path, cache_dir: Path) -> None:
+    at = page("pages/1_Probe.py", tiny_gpt2).run()
+    no_errors(at)
+    labels = [m.label for m in at.metric]
+    assert labels == ["Log-odds shift with 'let alone'", "Log-odds shift with 'or' (control)",
+                      "Effect of the construction"]
+    values = [float(m.value) for m in at.metric]
+    assert values[2] == pytest.approx(values[0] - values[1], abs=2e-3)
+    verdict = texts(at.success) + texts(at.warning)
+    assert any("'let alone'" in v and "'or'" in v for v in verdict)
+    assert len(at.get("plotly_chart")) == 3  # follow-ups, sentences alone, manipulations
+    rises = at.dataframe[-1].value
+    assert list(rises["manipulation"]) == ["NPI", "Pseudocleft", "CP Conjunction", "VP Conjunction",
+                                           "VP Gap Conjunction"]
+    moved = at.dataframe[0].value
+    assert len(moved) == 5 and {"token", "change_bits"} <= set(moved.columns)
+    downloads = [b.proto.label for b in at.get("download_button")]
+    assert "Per-token surprisals (CSV)" in downloads and "Result (JSON)" in downloads
+
+
+def test_probe_switches_construction_in_one_click(tiny_gpt2: Path, cache_dir: Path) -> None:
+    at = page("pages/1_Probe.py", tiny_gpt2).run()
+    at.segmented_control(key=PROBE_KEY).set_value("much_less").run()
+    no_errors(at)
+    assert at.metric[0].label == "Log-odds shift with 'much less'"
+    assert any("much less a huge one" in m for m in texts(at.markdown))
+
+
+def test_probe_free_sentence_needs_follow_ups(tiny_gpt2: Path, cache_dir: Path) -> None:
+    at = page("pages/1_Probe.py", tiny_gpt2).run()
+    sentence = "He doesn't like shrimp, let alone squid."
+    at.text_area(key="probe_text").input(sentence).run()
+    assert any("Type both follow-ups" in i for i in texts(at.info))
+    at.text_input(key=f"probe_ent_{sentence}").input("Squid is worse than shrimp.")
+    at.text_input(key=f"probe_con_{sentence}").input("Shrimp is worse than squid.").run()
+    no_errors(at)
+    assert len(at.metric) == 3
+    assert any("paper's frame" in i for i in texts(at.info))  # no manipulations outside the frame
+
+
+@pytest.mark.parametrize("text, where, expected", [
+    ("The weather is nice today.", "warning", "No Paired-Focus construction found"),
+    ("", "info", "Type a sentence above"),
+    ("word " * 150 + "let alone more", "error", "shorten it to at most 500"),
+])
+def test_probe_bad_input_gets_a_clear_message(text: str, where: str, expected: str,
+                                              tiny_gpt2: Path, cache_dir: Path) -> None:
+    at = page("pages/1_Probe.py", tiny_gpt2).run()
+    at.text_area(key="probe_text").input(text).run()
+    assert not at.exception
+    assert any(expected in m for m in texts(getattr(at, where)))
+    assert not at.metric
+
+
+def test_probe_with_a_masked_model(tiny_bert: Path, cache_dir: Path) -> None:
+    at = page("pages/1_Probe.py", tiny_bert, kind="masked").run()
+    no_errors(at)
+    assert len(at.metric) == 3
+    assert any("pseudo-log-likelihood" in c for c in texts(at.caption))
+
+
+# ----- Items -----
+
+def test_items_browse_filter_and_score_a_block(tiny_gpt2: Path, cache_dir: Path) -> None:
+    at = page("pages/2_Items.py", tiny_gpt2).run()
+    no_errors(at)
+    assert texts(at.caption)[0].startswith("53,280 of 53,280 semantic items match")
+    at.multiselect(key="items_cxn_semantic").set_value(["much_less"])
+    at.multiselect(key="items_scale_semantic").set_value(["small-large"])
+    at.text_input(key="items_search_semantic").input("rock").run()
+    no_errors(at)
+    shown = at.dataframe[0].value
+    assert set(shown["construction"]) == {"much_less"} and set(shown["scale"]) == {"small-large"}
+    assert shown["context"].str.contains("rock").all()
+    rows, decisions = at.dataframe[1].value, at.dataframe[2].value
+    assert len(rows) == 8 and rows["row"].str.startswith("much less").sum() == 4
+    assert list(decisions["condition"]) == ["aligned1", "aligned2", "misaligned1", "misaligned2"]
+    assert at.metric[0].value == f"{int(decisions['correct'].sum())} of 4"
+    assert len(at.get("plotly_chart")) == 1
+
+
+def test_items_syntax_base_and_empty_state(tiny_gpt2: Path, cache_dir: Path) -> None:
+    at = page("pages/2_Items.py", tiny_gpt2).run()
+    at.segmented_control(key="items_kind").set_value("syntax").run()
+    no_errors(at)
+    decisions = at.dataframe[2].value
+    assert set(decisions["manipulation"]) == {"NPI", "Pseudocleft", "CP Conjunction", "VP Conjunction",
+                                              "VP Gap Conjunction"}
+    assert len(at.get("plotly_chart")) == 1
+    at.text_input(key="items_search_syntax").input("no sentence says this").run()
+    assert not at.exception
+    assert any("No item matches" in i for i in texts(at.info))
+    at.text_input(key="items_search_syntax").input("x" * 300).run()
+    assert any("too long" in e for e in texts(at.error))
+
+
+# ----- Run -----
+
+def _start_small_run(at: AppTest) -> AppTest:
+    """Choose both item suites, one construction and one block, and press Run."""
+    at.multiselect(key="run_suites").set_value(["semantic", "syntax"])
+    at.multiselect(key="run_constructions").set_value(["let_alone"])
+    at.number_input(key="run_blocks").set_value(1)
+    return at.button(key="run_start").click().run()
+
+
+def test_run_page_runs_and_shows_results(tiny_gpt2: Path, cache_dir: Path) -> None:
+    at = page("pages/3_Run.py", tiny_gpt2).run()
+    no_errors(at)
+    assert any("No runs yet" in i for i in texts(at.info))
+    _start_small_run(at)
+    no_errors(at)
+    assert [s.split(":")[0] for s in texts(at.success)[:2]] == ["semantic", "syntax"]
+    assert len(list_runs()) == 2
+    assert len(at.get("plotly_chart")) == 1
+    summary = at.dataframe[0].value
+    assert set(summary["filter"]) >= {"NPI", "Avg_Test"}  # the newest run (syntax) is shown
+    assert summary["ci_low"].le(summary["accuracy"]).all()
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert labels == ["Download chart (HTML)", "Summary (CSV)", "Per-item scores (CSV)",
+                      "Manifest (JSON)", "Summary (JSON)"]
+    at.selectbox(key="run_pick").set_value(str(list_runs()[1].path)).run()
+    assert set(at.dataframe[0].value["filter"]) == {"all", "aligned", "misaligned", "aligned1",
+                                                    "aligned2", "misaligned1", "misaligned2"}
+
+
+def test_run_stop_and_resume_keep_the_work(tiny_gpt2: Path, cache_dir: Path) -> None:
+    # What Stop leaves behind: the remaining runs in the queue, and scores in the cache.
+    config = RunConfig(suite="semantic", constructions=("let_alone",), limit_blocks=2)
+    at = page("pages/3_Run.py", tiny_gpt2).run()
+    at.session_state["run_queue"] = [config]
+    at.button(key="run_stop").click().run()
+    assert any("Stopped" in w and "Resume" in w for w in texts(at.warning))
+    at.run()
+    assert any("unfinished run is waiting" in i for i in texts(at.info))
+    at.button(key="run_resume").click().run()
+    no_errors(at)
+    assert texts(at.success)[0].startswith("semantic: 16 items scored")
+    assert at.session_state["run_queue"] == []
+    # Run again: everything comes back from the score cache.
+    at.button(key="run_start").click().run()
+    progress = [p.proto.text for p in at.get("progress")]
+    assert any("from the score cache" in t for t in progress), progress
+
+
+def test_run_page_refuses_an_empty_choice(tiny_gpt2: Path, cache_dir: Path) -> None:
+    at = page("pages/3_Run.py", tiny_gpt2).run()
+    at.multiselect(key="run_suites").set_value([]).run()
+    assert not at.exception
+    assert any("at least one suite" in e for e in texts(at.error))
+
+
+# ----- Models -----
+
+def test_models_page_reference_tables_and_figure(tiny_gpt2: Path, cache_dir: Path) -> None:
+    at = page("pages/4_Models.py", tiny_gpt2).run()
+    no_errors(at)
+    table = at.dataframe[0].value
+    assert set(table["source"]) == {"Table 6"} and len(table) == 36
+    assert any("None of your runs" in i for i in texts(at.info))
+    assert any("Spearman's ρ" in m and "**0.689**" in m and "n = 36" in m for m in texts(at.markdown))
+    figure = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert {t["name"] for t in figure["data"]} == {"MLM", "CausalLM"}
+    mixed = at.dataframe[1].value
+    assert {"fit", "term", "coef", "p"} <= set(mixed.columns) and "ln parameters" in set(mixed["term"])
+    at.selectbox(key="models_table").set_value("Table 9").run()
+    assert len(at.dataframe[0].value) == 36 and "hf_id" in at.dataframe[0].value.columns
+
+
+def test_models_page_sets_own_runs_beside_the_paper(tiny_gpt2: Path, cache_dir: Path) -> None:
+    spec = ModelSpec(name=str(tiny_gpt2))
+    run_suite(spec, RunConfig(suite="semantic", limit_blocks=1))
+    at = page("pages/4_Models.py", tiny_gpt2).run()
+    no_errors(at)
+    table = at.dataframe[0].value
+    own = table[table["origin"] == "your run"]
+    assert len(own) == 1 and own["source"].iloc[0].startswith("pfcore run ")
+    assert any("Not placed" in w and str(tiny_gpt2) in w for w in texts(at.warning))
+    pd.DataFrame([{"hf_id": str(tiny_gpt2), "parameters": 1e5, "pretraining_tokens": 1e4,
+                   "model_type": "CausalLM"}]).to_csv(extra_models_path(), index=False)
+    at.run()
+    no_errors(at)
+    assert not at.warning
+    figure = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert "CausalLM (your run)" in {t["name"] for t in figure["data"]}
+    assert any("n = 37 models" in m for m in texts(at.markdown))
+
+
+# ----- the default model -----
+
+@pytest.fixture()
+def default_model_cache(cache_dir: Path) -> Path:
+    """A private cache that shares only the repository's converted default model (when present),
+    so the model is not converted again and the user's scores and runs are left alone."""
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    models = ROOT / "cache" / "models"
+    if models.is_dir():
+        (cache_dir / "models").symlink_to(models)
+    return cache_dir
+
+
+@pytest.mark.slow
+def test_probe_with_the_default_model(default_model_cache: Path) -> None:
+    at = AppTest.from_file(str(ROOT / "pages/1_Probe.py"), default_timeout=300).run()
+    no_errors(at)
+    assert "smollm2-135m" in texts(at.sidebar.success)[0]
+    assert len(at.metric) == 3 and len(at.get("plotly_chart")) == 3
+
+
+def test_run_page_with_a_masked_model_offers_global_affinity(tiny_bert: Path, cache_dir: Path) -> None:
+    at = page("pages/3_Run.py", tiny_bert, kind="masked").run()
+    assert "Global Affinity (masked models)" in at.multiselect(key="run_suites").options
+    at.multiselect(key="run_suites").set_value(["affinity"])
+    at.multiselect(key="run_constructions").set_value(["much_less"])
+    at.number_input(key="run_blocks").set_value(2)
+    at.button(key="run_start").click().run()
+    no_errors(at)
+    assert texts(at.success)[0].startswith("affinity: 2 items scored")
+    summary = at.dataframe[0].value
+    assert set(summary["construction"]) == {"muchless"} and "all" in set(summary["filter"])
+
+
+def test_unexpected_errors_become_one_message(tmp_path: Path) -> None:
+    script = tmp_path / "boom.py"
+    script.write_text("from pfcore.ui.errors import shown_errors\nimport streamlit as st\n"
+                      "with shown_errors():\n    raise KeyError('settings')\nst.write('after')\n")
+    at = AppTest.from_file(str(script), default_timeout=TIMEOUT).run()
+    assert not at.exception
+    assert texts(at.error) == ["Unexpected error (KeyError: 'settings'); please report it with the steps "
+                               "that led here."]
+    assert texts(at.markdown) == ["after"]

@@ -1,0 +1,265 @@
+"""Real-browser tests: Debian's headless chromium, driven by Playwright, against `streamlit run`
+on the default model. Screenshots go to test-artifacts/ (git-ignored)."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from pfcore.ui.run_view import UI_CHUNK
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = ROOT / "test-artifacts"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+START_TIMEOUT_S = 120
+WAIT_MS = 180_000
+PROBE_SENTENCE = "We can't sing an ugly song, much less a beautiful one."
+STOP_AFTER = 150  # requests done before the tour presses Stop
+# What a user enters for the default model on the Models page: parameters counted from its
+# weights, pretraining tokens from its model card (SmolLM2: 2 trillion).
+DEFAULT_MODEL_SIZES = "hf_id,parameters,pretraining_tokens,model_type\nsmollm2-135m,134515008,2e12,CausalLM\n"
+
+try:
+    from playwright.sync_api import Browser, Page, expect, sync_playwright
+except ImportError:  # pragma: no cover - depends on the machine
+    sync_playwright = None
+
+pytestmark = [
+    pytest.mark.browser, pytest.mark.slow,
+    pytest.mark.skipif(not CHROMIUM.is_file(), reason=f"chromium not installed at {CHROMIUM} "
+                       "(Debian: apt-get install chromium, or `make browser`)"),
+    pytest.mark.skipif(sync_playwright is None, reason="the playwright Python package is not installed"),
+]
+
+
+@dataclass
+class App:
+    """A running `streamlit run app.py` and when it was started."""
+
+    url: str
+    process: subprocess.Popen
+    started: float
+    server_up_s: float  # process start to a healthy server
+
+
+def _free_port() -> int:
+    """A TCP port nobody listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_healthy(url: str, process: subprocess.Popen) -> None:
+    """Block until the server answers its health check (or fail with its output)."""
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"streamlit exited early:\n{process.stdout.read()}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
+                if reply.read().strip() == b"ok":
+                    return
+        except OSError:
+            time.sleep(0.2)
+    raise TimeoutError(f"streamlit did not start within {START_TIMEOUT_S} s")
+
+
+def _serve(cache: Path, log: Path) -> Iterator[App]:
+    """Start the app on a free port with PFCORE_CACHE=cache; stop it afterwards."""
+    port = _free_port()
+    env = {**os.environ, "PFCORE_CACHE": str(cache), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    started = time.monotonic()
+    with open(log, "w") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+             "--server.address", "127.0.0.1", "--server.port", str(port),
+             "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, process)
+        yield App(url, process, started, time.monotonic() - started)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+@pytest.fixture(scope="module")
+def artifacts() -> Path:
+    """test-artifacts/, created."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Headless Debian chromium under Playwright."""
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def app(artifacts: Path) -> Iterator[App]:
+    """The app on the repository's cache/, so the converted default model is reused."""
+    yield from _serve(ROOT / "cache", artifacts / "streamlit-probe.log")
+
+
+@pytest.fixture(scope="module")
+def tour_app(artifacts: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[App]:
+    """The app on a fresh cache that shares only the converted models, so runs start empty."""
+    cache = tmp_path_factory.mktemp("tour-cache")
+    models = ROOT / "cache" / "models"
+    if models.is_dir():
+        (cache / "models").symlink_to(models)
+    (cache / "app").mkdir()
+    (cache / "app" / "models.csv").write_text(DEFAULT_MODEL_SIZES)
+    yield from _serve(cache, artifacts / "streamlit-tour.log")
+
+
+def new_page(browser: Browser) -> Page:
+    """A page in a fresh context, sized like a laptop screen."""
+    return browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+
+
+def settle(page: Page) -> None:
+    """Wait until the app is ready: the model is loaded and no script is running."""
+    expect(page.get_by_test_id("stSidebar").get_by_text("ready")).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=WAIT_MS)
+
+
+def assert_no_exception(page: Page) -> None:
+    """No Streamlit exception element on the page."""
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def screenshot(page: Page, path: Path) -> None:
+    """The whole page, not just the window: Streamlit scrolls inside its main block, so the window
+    is made as tall as the content first."""
+    height = page.evaluate("document.querySelector('[data-testid=\"stMainBlockContainer\"]').scrollHeight")
+    page.set_viewport_size({"width": 1400, "height": min(int(height) + 120, 12000)})
+    page.wait_for_timeout(1500)  # let plotly redraw at the new size
+    page.screenshot(path=str(path), full_page=True)
+    page.set_viewport_size({"width": 1400, "height": 1000})
+
+
+def wait_for_progress(page: Page, at_least: int) -> int:
+    """Wait until the run's progress bar reports at least this many requests done; returns it."""
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while time.monotonic() < deadline:
+        bar = page.get_by_text(re.compile(r"[\d,]+ of [\d,]+ requests"))
+        if bar.count():
+            done = int(re.search(r"([\d,]+) of [\d,]+ requests", bar.first.inner_text()).group(1).replace(",", ""))
+            if done >= at_least:
+                return done
+        time.sleep(0.3)
+    raise TimeoutError(f"the run did not reach {at_least} requests")
+
+
+def submit_sentence(page: Page, sentence: str, connective: str) -> tuple[float, float]:
+    """Type a sentence on Probe; seconds until its chart is drawn, and until the page is done
+    (the syntactic manipulations included)."""
+    area = page.get_by_role("textbox", name="Your sentence")
+    area.fill(sentence)
+    started = time.monotonic()
+    area.press("Control+Enter")
+    expect(page.get_by_text(f"Log-odds shift with '{connective}'")).to_be_visible(timeout=WAIT_MS)
+    expect(page.locator(".js-plotly-plot .main-svg").first).to_be_visible(timeout=WAIT_MS)
+    drawn = time.monotonic() - started
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=WAIT_MS)
+    return drawn, time.monotonic() - started
+
+
+def test_probe_in_a_real_browser(app: App, browser: Browser, artifacts: Path) -> None:
+    page = new_page(browser)
+    page.goto(f"{app.url}/Probe")
+    settle(page)
+    cold = time.monotonic() - app.started
+    drawn, done = submit_sentence(page, PROBE_SENTENCE, "much less")
+    assert_no_exception(page)
+    expect(page.get_by_text("Syntactic manipulations")).to_be_visible()
+    screenshot(page, artifacts / "probe.png")
+    timings = {"server_up_s": round(app.server_up_s, 2), "cold_start_to_probe_rendered_s": round(cold, 2),
+               "probe_chart_drawn_s": round(drawn, 2), "probe_page_done_s": round(done, 2)}
+    (artifacts / "timings.json").write_text(json.dumps(timings, indent=2))
+
+
+def test_tour_of_the_four_pages(tour_app: App, browser: Browser, artifacts: Path) -> None:
+    page = new_page(browser)
+    page.goto(tour_app.url)
+    settle(page)
+    home = time.monotonic() - tour_app.started
+    screenshot(page, artifacts / "home.png")
+
+    page.goto(f"{tour_app.url}/Probe")
+    settle(page)
+    expect(page.locator(".js-plotly-plot .main-svg").first).to_be_visible(timeout=WAIT_MS)
+    drawn, done = submit_sentence(page, PROBE_SENTENCE, "much less")  # warm model, fresh score cache
+    page.get_by_role("radio", name="never mind").click()
+    expect(page.get_by_text("Log-odds shift with 'never mind'")).to_be_visible(timeout=WAIT_MS)
+    assert_no_exception(page)
+
+    page.goto(f"{tour_app.url}/Items")
+    settle(page)
+    expect(page.get_by_text("Correct pairs in this block")).to_be_visible(timeout=WAIT_MS)
+    page.get_by_role("textbox", name="Search the text").fill("rock")
+    page.get_by_role("textbox", name="Search the text").press("Enter")
+    expect(page.get_by_text("6,912 of 53,280 semantic items match")).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_role("combobox", name="Block")).to_have_value(
+        "let alone · lift rock (small / large) · You couldn't", timeout=WAIT_MS)
+    page.wait_for_timeout(1000)
+    expect(page.get_by_text("Scoring with")).to_have_count(0, timeout=WAIT_MS)
+    settle(page)
+    expect(page.get_by_text("You couldn't lift a small rock, let alone a large one.").first).to_be_attached()
+    assert_no_exception(page)
+    screenshot(page, artifacts / "items.png")
+
+    page.goto(f"{tour_app.url}/Run")
+    settle(page)
+    main = page.get_by_test_id("stMainBlockContainer")
+    blocks = page.get_by_role("spinbutton", name="Blocks per construction")
+    blocks.fill("8")
+    blocks.press("Enter")
+    settle(page)
+    main.get_by_role("button", name="Run", exact=True).click()
+    done_before_stop = wait_for_progress(page, STOP_AFTER)
+    main.get_by_role("button", name="Stop", exact=True).click()
+    expect(page.get_by_text("Stopped.")).to_be_visible(timeout=WAIT_MS)
+    main.get_by_role("button", name="Resume", exact=True).click()
+    resumed = page.get_by_text(re.compile(r"[\d,]+ from the score cache")).first
+    expect(resumed).to_be_visible(timeout=WAIT_MS)
+    from_cache = int(re.search(r"([\d,]+) from the score cache", resumed.inner_text()).group(1).replace(",", ""))
+    assert from_cache >= done_before_stop - UI_CHUNK  # at most one chunk of work is lost
+    expect(page.get_by_text("items scored in")).to_be_visible(timeout=WAIT_MS)
+    expect(page.locator(".js-plotly-plot .main-svg").first).to_be_visible(timeout=WAIT_MS)
+    settle(page)
+    assert_no_exception(page)
+    screenshot(page, artifacts / "run.png")
+
+    page.goto(f"{tour_app.url}/Models")
+    settle(page)
+    expect(page.get_by_text("Spearman's ρ")).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_text("n = 37 models")).to_be_visible()  # the default model's run is placed
+    expect(page.locator(".js-plotly-plot .main-svg").first).to_be_visible(timeout=WAIT_MS)
+    assert_no_exception(page)
+    screenshot(page, artifacts / "models.png")
+    (artifacts / "timings-tour.json").write_text(json.dumps(
+        {"server_up_s": round(tour_app.server_up_s, 2), "cold_start_to_home_rendered_s": round(home, 2),
+         "warm_probe_chart_drawn_s": round(drawn, 2),
+         "warm_probe_page_done_s": round(done, 2)}, indent=2))
