@@ -1,0 +1,167 @@
+"""AppTests for the Trajectories page (published imports, own trajectories, the empty state) and
+the Models page's mixed-effects table."""
+from __future__ import annotations
+
+import json
+import shutil
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from pfcore.models import ModelSpec
+from pfcore.store.results import import_published, results_path
+from pfcore.suites.runner import RunConfig, run_suite
+from pfcore.suites.trajectory import checkpoints, run_trajectory
+from pfcore.ui.models_view import extra_models_path
+from pfcore.ui.trajectories_view import scope_key, widget_key
+from tests.tiny_models import build_checkpoint_series
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = "pages/5_Trajectories.py"
+TIMEOUT = 120
+PYTHIA = "EleutherAI/pythia-12b"
+TINY = "tiny-series"
+SEMANTIC = ["PF meaning, plausible (pf_avg:aligned)", "PF meaning, implausible (pf_avg:misaligned)"]
+
+
+def page(model: Path, script: Path | str = PAGE) -> AppTest:
+    """An AppTest of a script with the sidebar model set to a tiny local model."""
+    at = AppTest.from_file(str(ROOT / script), default_timeout=TIMEOUT)
+    at.session_state["model_name"] = str(model)
+    at.session_state["model_kind"] = "causal"
+    return at
+
+
+def texts(elements) -> list[str]:
+    """The text of each element of a list (errors, infos, captions...)."""
+    return [str(e.value) for e in elements]
+
+
+def no_errors(at: AppTest) -> None:
+    """Nothing went wrong on the page: no exception element, no error message."""
+    assert not at.exception, texts(at.exception)
+    assert not at.error, texts(at.error)
+
+
+def traces(at: AppTest, index: int) -> list[str]:
+    """Names of the traces of the index-th plotly chart on the page."""
+    spec = json.loads(at.get("plotly_chart")[index].proto.spec)
+    return [t.get("name") for t in spec["data"]]
+
+
+@pytest.fixture(scope="module")
+def own_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The results table of a real 3-checkpoint trajectory of the tiny GPT-2 (semantic, 2 blocks)."""
+    folder = tmp_path_factory.mktemp("own")
+    series = build_checkpoint_series(folder / "ckpts")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PFCORE_CACHE", str(folder / "cache"))
+        run_trajectory(TINY, checkpoints(ModelSpec(), None, str(series)), ["semantic"],
+                       RunConfig(limit_blocks=2), report=lambda _msg: None)
+        return results_path()
+
+
+def with_own_results(own_results: Path) -> None:
+    """Put the tiny trajectory's results into this test's private cache."""
+    shutil.copy(own_results, results_path())
+
+
+def test_published_figures_and_the_papers_correlation(tiny_gpt2: Path, cache_dir: Path,
+                                                      shared_data: Path) -> None:
+    at = page(tiny_gpt2).run()
+    at.text_input(key="traj_import_folder").input(str(shared_data / "meaning_alone" / "outputs_summary"))
+    at.button(key="traj_import").click().run()
+    no_errors(at)
+    assert texts(at.success)[0].startswith("Imported 136,100 rows from 20 files")
+    at.selectbox(key="traj_model").set_value(PYTHIA).run()
+    no_errors(at)
+    assert len(at.get("plotly_chart")) == 4  # Figure 2, Figure 3, Figure 4, the chosen pair
+    assert traces(at, 0) == [*SEMANTIC, "PF form (syntax) (syntax:Avg_Test)", "BLiMP (blimp:all)",
+                             "COMPS (comps:all)", "EWoK (ewok:all)"]
+    assert "accuracy_summary_la.tsv" in texts(at.caption)[0]
+    figure4 = at.dataframe[0].value
+    assert list(figure4["y"]) == ["syntax:Avg_Test", "pf_avg:misaligned", "ewok:domain_physical-relations"]
+    at.selectbox(key=widget_key("pair_x", PYTHIA, "published")).set_value("pf_avg:aligned")
+    at.selectbox(key=widget_key("pair_y", PYTHIA, "published")).set_value("ewok:domain_physical-relations")
+    at.toggle(key="traj_zscale").set_value(True).run()
+    no_errors(at)
+    shown = {m.label: m.value for m in at.metric}
+    assert shown["Spearman ρ"] == "0.47" and shown["p (Spearman)"] == "0.041" and shown["n changes"] == "19"
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert labels.count("Download chart (HTML)") == 4 and "Download the plotted values (CSV)" in labels
+    at.multiselect(key=widget_key("fd_ys", PYTHIA, "published")).set_value([]).run()
+    assert not at.exception
+    assert texts(at.error) == ["choose at least one series to set against pf_avg:aligned"]
+    assert len(at.get("plotly_chart")) == 3 and at.metric[0].value == "0.47"  # the pair still stands
+
+
+def test_empty_state_offers_import_and_reports_offline_fetch(tiny_gpt2: Path, cache_dir: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    def offline(*_args, **_kwargs):
+        raise urllib.error.URLError("no network")
+
+    monkeypatch.setattr(urllib.request, "urlopen", offline)
+    at = page(tiny_gpt2).run()
+    no_errors(at)
+    assert any("No checkpoint results yet" in i for i in texts(at.info))
+    assert not at.get("plotly_chart")
+    assert [e.proto.expanded for e in at.expander if e.label.startswith("Add results")] == [True]
+    at.button(key="traj_fetch").click().run()
+    assert not at.exception
+    assert any("could not reach github.com" in e for e in texts(at.error))
+    at.text_input(key="traj_import_folder").input(str(cache_dir / "nowhere"))
+    at.button(key="traj_import").click().run()
+    assert not at.exception
+    assert any("not a folder" in e for e in texts(at.error))
+
+
+def test_own_trajectory_in_the_picker_and_its_chart(tiny_gpt2: Path, cache_dir: Path,
+                                                    own_results: Path) -> None:
+    with_own_results(own_results)
+    at = page(tiny_gpt2).run()
+    no_errors(at)
+    picker = at.selectbox(key="traj_model")
+    assert picker.options == [f"{TINY} · your runs · 3 checkpoints"] and picker.value == TINY
+    assert texts(at.caption)[0].startswith("From your own runs: 3 run record(s)")
+    assert len(at.get("plotly_chart")) == 2  # Figures 2 and 3; 3 checkpoints are too few for Figure 4
+    assert traces(at, 0) == SEMANTIC
+    assert any("at least 4 checkpoints" in i for i in texts(at.info))
+
+
+def test_own_and_published_side_by_side(tiny_gpt2: Path, cache_dir: Path, shared_data: Path,
+                                        own_results: Path) -> None:
+    with_own_results(own_results)
+    import_published(shared_data / "meaning_alone" / "outputs_summary")
+    at = page(tiny_gpt2).run()
+    at.selectbox(key="traj_model").set_value(TINY).run()
+    at.multiselect(key=widget_key("compare", TINY, "own")).set_value([scope_key(PYTHIA, "published")]).run()
+    no_errors(at)
+    names = traces(at, 0)
+    assert "PF meaning, plausible (pf_avg:aligned) · tiny-series (your runs)" in names
+    assert "PF meaning, plausible (pf_avg:aligned) · EleutherAI/pythia-12b (published import)" in names
+
+
+def test_mixed_effects_on_the_paper_and_with_own_runs(tiny_gpt2: Path, cache_dir: Path,
+                                                      tmp_path: Path) -> None:
+    script = tmp_path / "mixed.py"
+    script.write_text("from pfcore.ui.mixed_view import render_mixed_effects\nrender_mixed_effects()\n")
+    at = page(tiny_gpt2, script).run()
+    no_errors(at)
+    table = at.dataframe[0].value
+    full = table[(table["fit"] == "all three predictors") & (table["term"] == "ln parameters")]
+    assert round(float(full["coef"].iloc[0]), 3) == 6.804 and int(full["models"].iloc[0]) == 36
+    assert any("paper's 36 models only" in i for i in texts(at.info))
+    assert [b.proto.label for b in at.get("download_button")] == ["Download the coefficients (CSV)"]
+
+    run_suite(ModelSpec(name=str(tiny_gpt2)), RunConfig(limit_blocks=1))
+    pd.DataFrame([{"hf_id": str(tiny_gpt2), "parameters": 1e5, "pretraining_tokens": 1e4,
+                   "model_type": "CausalLM"}]).to_csv(extra_models_path(), index=False)
+    at.run()
+    no_errors(at)
+    table = at.dataframe[0].value
+    assert set(table["models"]) == {36, 37}
+    assert table["data"].str.startswith("paper + your runs").sum() == len(table) / 2
