@@ -128,7 +128,7 @@ class ProbeResult:
     effect: float
     correct: bool
     verdict: str
-    tokens: pd.DataFrame  # one row per token of the six scored texts (see docs/probe.md)
+    tokens: pd.DataFrame  # one row per token of the six scored texts (see the README, "Probe one sentence")
     moved_most: pd.DataFrame  # followup, position, token, surprisal under each context, change_bits
 
 

@@ -134,7 +134,7 @@ def test_check_reports_incomplete_blocks(tmp_path: Path, lexicon: Lexicon) -> No
 @pytest.mark.parametrize("kind", sorted(GENERATORS))
 def test_shipped_defaults_are_the_generators_output(lexicon: Lexicon, kind: str) -> None:
     parsed = read_item_file(default_item_path(kind), lexicon)
-    assert parsed.meta["lexicon_sha256"] == lexicon.sha256, "regenerate data/items (docs/items.md)"
+    assert parsed.meta["lexicon_sha256"] == lexicon.sha256, "regenerate data/items (README, Items)"
     assert parsed.items == GENERATORS[kind](lexicon)
     card = json.loads(card_paths(default_item_path(kind))[1].read_text(encoding="utf-8"))
     assert card["items"] == len(parsed.items) and card["lexicon"]["sha256"] == lexicon.sha256

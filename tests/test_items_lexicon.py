@@ -12,7 +12,7 @@ from pfcore.errors import InputError
 from pfcore.items import CONSTRUCTIONS, generate_semantic, load_lexicon
 from pfcore.items.lexicon import DEFAULT_LEXICON
 
-# The worked example of docs/items.md: a scale from ../shared/data/scales and two frames for it.
+# The worked example of the README (Items): a scale from ../shared/data/scales and two frames for it.
 NEW_SCALE = """\
   cheap-expensive:
     source: de Melo & Bansal 2013 and Cocos et al. 2018 (../shared/data/scales/cocos_2018)

@@ -8,7 +8,7 @@ checkpoint is kept as a change of 0 *after* scaling. Z-scoring alone cannot move
 that kept first point is what makes the two variants differ.
 
 Changes are rounded to 1e-10 so that equal changes tie exactly: float noise would otherwise break
-ties arbitrarily and move Spearman's rho (docs/analysis.md shows a case).
+ties arbitrarily and move Spearman's rho (the README's "First-difference correlations" shows a case).
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """pfcore.items: the lexicon, the three item generators, item files and their checks.
 
-Public API (see docs/items.md):
+Public API (see the README, "Items"):
 - load_lexicon(path=None) -> Lexicon
 - generate_semantic / generate_syntax / generate_affinity(lexicon, constructions=None,
   paper_compatible=False) -> list of SemanticItem / SyntaxItem / AffinityItem

@@ -58,6 +58,7 @@ class CausalScorer:
             raise InputError(f"{loaded.spec.label} has no BOS token; score without --bos")
         self.pad_id = self.tok.pad_token_id if self.tok.pad_token_id is not None else self.tok.eos_token_id
         self.max_len = loaded.max_length
+        self._token_text: dict[int, str] = {}
         self._head = _split_head(self.model)
         self._tree_ok = self.settings.tree and self._tree_is_exact()
 
@@ -89,8 +90,12 @@ class CausalScorer:
         return {**model_identity(self.loaded), **self.settings.cache_key()}
 
     def display_tokens(self, ids: Sequence[int]) -> tuple[str, ...]:
-        """Readable token strings (spaces shown as spaces, not as byte markers)."""
-        return tuple(self.tok.decode([i]) for i in ids)
+        """Readable token strings (spaces shown as spaces, not as byte markers), memoised per id."""
+        memo = self._token_text
+        for i in ids:
+            if i not in memo:
+                memo[i] = self.tok.decode([i])
+        return tuple(memo[i] for i in ids)
 
     # ----- public API -----
 
