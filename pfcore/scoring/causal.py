@@ -65,25 +65,30 @@ class CausalScorer:
     # ----- encoding (minicons' token boundaries) -----
 
     def encode(self, req: Request) -> Encoded:
-        """Token ids and first scored index, as minicons' sequence_score / conditional_score."""
-        if not req.text.strip():
-            raise InputError("empty text: there is nothing to score")
-        if len(req.prefix) + len(req.text) > MAX_TEXT_CHARS:
-            raise InputError(f"text too long ({len(req.prefix) + len(req.text)} characters; "
-                             f"the limit is {MAX_TEXT_CHARS})")
+        """Token ids and first scored index of one request (see encode_many)."""
+        return self.encode_many([req])[0]
+
+    def encode_many(self, requests: Sequence[Request]) -> list[Encoded]:
+        """Token ids and first scored index, as minicons' sequence_score / conditional_score;
+        texts are tokenized in one batch call, each distinct prefix once."""
+        for req in requests:
+            _check_text(req)
+        texts = [f"{r.prefix} {r.text}" if r.prefix else r.text for r in requests]
+        full = self.tok(texts, add_special_tokens=False)["input_ids"] if texts else []
+        prefixes = list(dict.fromkeys(r.prefix for r in requests if r.prefix))
+        pre_ids = self.tok(prefixes)["input_ids"] if prefixes else []
+        n_pre = {p: len(ids) if self.settings.bos else sum(1 for t in ids if t != self.pad_id)
+                 for p, ids in zip(prefixes, pre_ids)}
         bos = [self.tok.bos_token_id] if self.settings.bos else []
-        if not req.prefix:
-            ids = bos + self.tok(req.text, add_special_tokens=False)["input_ids"]
-            start = 1
-        else:
-            full = self.tok(f"{req.prefix} {req.text}", add_special_tokens=False)["input_ids"]
-            pre = self.tok(req.prefix)["input_ids"]
-            n_pre = len(pre) if self.settings.bos else sum(1 for t in pre if t != self.pad_id)
-            ids, start = bos + full, n_pre + len(bos)
-        if len(ids) > self.max_len:
-            raise InputError(f"text is {len(ids)} tokens; {self.loaded.spec.label} reads at most "
-                             f"{self.max_len}. Shorten it.")
-        return Encoded(tuple(ids), max(start, 1))
+        out = []
+        for req, ids in zip(requests, full):
+            ids = bos + ids
+            if len(ids) > self.max_len:
+                raise InputError(f"text is {len(ids)} tokens; {self.loaded.spec.label} reads at most "
+                                 f"{self.max_len}. Shorten it.")
+            start = n_pre[req.prefix] + len(bos) if req.prefix else 1
+            out.append(Encoded(tuple(ids), max(start, 1)))
+        return out
 
     def cache_identity(self) -> dict[str, object]:
         """Model identity plus the settings that change scores (for the score cache)."""
@@ -102,7 +107,7 @@ class CausalScorer:
     def score(self, requests: Sequence[Request], progress: Progress | None = None) -> list[TokenScores]:
         """Per-token scores for each request; identical requests are computed once."""
         unique = list(dict.fromkeys(requests))
-        encoded = [self.encode(r) for r in unique]
+        encoded = self.encode_many(unique)
         values = self.score_encoded(encoded, progress)
         by_req = {r: self._result(e, v) for r, e, v in zip(unique, encoded, values)}
         return [by_req[r] for r in requests]
@@ -209,6 +214,15 @@ class CausalScorer:
         if not exact:
             log.info("tree packing differs from plain scoring for this model; scoring rows")
         return exact
+
+
+def _check_text(req: Request) -> None:
+    """Refuse empty or oversized text before any tokenizing."""
+    if not req.text.strip():
+        raise InputError("empty text: there is nothing to score")
+    if len(req.prefix) + len(req.text) > MAX_TEXT_CHARS:
+        raise InputError(f"text too long ({len(req.prefix) + len(req.text)} characters; "
+                         f"the limit is {MAX_TEXT_CHARS})")
 
 
 @dataclass
