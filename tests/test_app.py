@@ -15,30 +15,9 @@ from pfcore.store.runs import list_runs
 from pfcore.suites.runner import RunConfig, run_suite
 from pfcore.ui.models_view import extra_models_path
 from pfcore.ui.progress import Eta, format_seconds
+from tests.app_helpers import ROOT, TIMEOUT, no_errors, page, texts
 
-ROOT = Path(__file__).resolve().parents[1]
-TIMEOUT = 120
 PROBE_KEY = f"probe_cxn_{FRAME_EXAMPLE}"
-
-
-def page(script: str, model: Path | str | None = None, kind: str = "causal") -> AppTest:
-    """An AppTest of one page with the sidebar model set (before the first run)."""
-    at = AppTest.from_file(str(ROOT / script), default_timeout=TIMEOUT)
-    if model is not None:
-        at.session_state["model_name"] = str(model)
-        at.session_state["model_kind"] = kind
-    return at
-
-
-def texts(elements) -> list[str]:
-    """The text of each element of a list (errors, infos, captions...)."""
-    return [str(e.value) for e in elements]
-
-
-def no_errors(at: AppTest) -> None:
-    """Nothing went wrong on the page: no exception element, no error message."""
-    assert not at.exception, texts(at.exception)
-    assert not at.error, texts(at.error)
 
 
 # ----- home page and the shared sidebar -----

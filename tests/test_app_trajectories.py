@@ -18,11 +18,11 @@ from pfcore.suites.runner import RunConfig, run_suite
 from pfcore.suites.trajectory import checkpoints, run_trajectory
 from pfcore.ui.models_view import extra_models_path
 from pfcore.ui.trajectories_view import scope_key, widget_key
+from tests.app_helpers import ROOT, no_errors, texts
+from tests.app_helpers import page as app_page
 from tests.tiny_models import build_checkpoint_series
 
-ROOT = Path(__file__).resolve().parents[1]
 PAGE = "pages/5_Trajectories.py"
-TIMEOUT = 120
 PYTHIA = "EleutherAI/pythia-12b"
 TINY = "tiny-series"
 SEMANTIC = ["PF meaning, plausible (pf_avg:aligned)", "PF meaning, implausible (pf_avg:misaligned)"]
@@ -30,21 +30,7 @@ SEMANTIC = ["PF meaning, plausible (pf_avg:aligned)", "PF meaning, implausible (
 
 def page(model: Path, script: Path | str = PAGE) -> AppTest:
     """An AppTest of a script with the sidebar model set to a tiny local model."""
-    at = AppTest.from_file(str(ROOT / script), default_timeout=TIMEOUT)
-    at.session_state["model_name"] = str(model)
-    at.session_state["model_kind"] = "causal"
-    return at
-
-
-def texts(elements) -> list[str]:
-    """The text of each element of a list (errors, infos, captions...)."""
-    return [str(e.value) for e in elements]
-
-
-def no_errors(at: AppTest) -> None:
-    """Nothing went wrong on the page: no exception element, no error message."""
-    assert not at.exception, texts(at.exception)
-    assert not at.error, texts(at.error)
+    return app_page(script, model)
 
 
 def traces(at: AppTest, index: int) -> list[str]:
