@@ -58,14 +58,25 @@ def build_gpt2(out: Path, n_layer: int = 2, seed: int = 0) -> Path:
     return out
 
 
+def _wordpiece_vocab(special: list[str]) -> dict[str, int]:
+    """A fixed WordPiece vocabulary: specials, every character (plain and ##), every corpus word.
+    Built, not trained, so that every test session gets the same ids."""
+    pre = pre_tokenizers.BertPreTokenizer()
+    norm = normalizers.BertNormalizer(lowercase=True)
+    words = sorted({w for text in CORPUS for w, _ in pre.pre_tokenize_str(norm.normalize_str(text))})
+    chars = sorted({c for w in words for c in w})
+    tokens = special + chars + [f"##{c}" for c in chars] + [w for w in words if len(w) > 1]
+    return {t: i for i, t in enumerate(dict.fromkeys(tokens))}
+
+
 def build_bert(out: Path, seed: int = 0) -> Path:
-    """Save a 2-layer BERT masked LM with a WordPiece tokenizer trained on CORPUS to `out`."""
+    """Save a 2-layer BERT masked LM with a WordPiece tokenizer over CORPUS's words to `out`."""
     special = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok = Tokenizer(models.WordPiece(vocab=_wordpiece_vocab(special), unk_token="[UNK]"))
     tok.normalizer = normalizers.BertNormalizer(lowercase=True)
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     tok.decoder = decoders.WordPiece()
-    tok.train_from_iterator(_corpus(), trainers.WordPieceTrainer(vocab_size=300, special_tokens=special))
+    tok.add_special_tokens(special)
     cls_id, sep_id = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
     tok.post_processor = processors.TemplateProcessing(
         single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B [SEP]",
