@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -19,9 +19,9 @@ from pfcore.scoring.cached import CHUNK, score_cached
 from pfcore.scoring.causal import CausalScorer, ScorerSettings
 from pfcore.scoring.requests import Reduction
 from pfcore.store.cache import ScoreCache
-from pfcore.store.runs import RunRecord, git_commit, item_set_hash, new_run_id, save_run, versions
 from pfcore.store.results import append_results, step_from_revision
-from pfcore.store.runs import PUBLISHED_SEMANTIC
+from pfcore.store.runs import (PUBLISHED_SEMANTIC, RunRecord, git_commit, item_set_hash, new_run_id,
+                               save_run, versions)
 from pfcore.suites import masked_runs, semantic, syntax
 from pfcore.suites.benchmarks import BENCHMARKS, load_benchmark, run_benchmark
 
@@ -60,7 +60,6 @@ class RunConfig:
     password: str | None = None  # for a password-protected EWoK zip; never recorded
     chunk: int = CHUNK  # requests scored between two commits to the score cache
     out: str | None = None
-    scorer_settings: dict[str, object] = field(default_factory=dict)
 
 
 ITEM_TYPES = {"semantic": SemanticItem, "syntax": SyntaxItem, "affinity": AffinityItem}
@@ -137,7 +136,7 @@ def resolve_scoring(loaded: LoadedModel, config: RunConfig) -> str:
 def make_scorer(loaded: LoadedModel, scoring: str, config: RunConfig):
     """A request scorer for the scoring method (causal, or masked PLL)."""
     if scoring == "causal":
-        return CausalScorer(loaded, ScorerSettings(bos=config.bos, **config.scorer_settings))
+        return CausalScorer(loaded, ScorerSettings(bos=config.bos))
     return masked_runs.pll_scorer(loaded, scoring)
 
 
