@@ -43,6 +43,13 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
+@pytest.fixture(scope="session")
+def lexicon():
+    """The shipped lexicon (pfcore.items.load_lexicon())."""
+    from pfcore.items import load_lexicon
+    return load_lexicon()
+
+
 @pytest.fixture()
 def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A private PFCORE_CACHE for one test, so nothing touches the user's cache/."""

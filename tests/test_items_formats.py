@@ -10,7 +10,7 @@ import pytest
 
 from pfcore.errors import InputError
 from pfcore.items import (check_items, default_item_path, default_items, generate_affinity,
-                          generate_semantic, generate_syntax, load_lexicon, read_item_file,
+                          generate_semantic, generate_syntax, read_item_file,
                           read_items, write_items)
 from pfcore.items.card import card_paths
 from pfcore.items.cli import register
@@ -19,12 +19,6 @@ from pfcore.items.lexicon import Lexicon
 PUBLISHED = Path("meaning_alone") / "data"
 GENERATORS = {"semantic": generate_semantic, "syntax": generate_syntax,
               "affinity": generate_affinity}
-
-
-@pytest.fixture(scope="module")
-def lexicon() -> Lexicon:
-    """The shipped lexicon."""
-    return load_lexicon()
 
 
 def run_items(*argv: str) -> int:

@@ -8,18 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from pfcore.items import (CONSTRUCTIONS, SemanticItem, generate_semantic, load_lexicon,
+from pfcore.items import (CONSTRUCTIONS, SemanticItem, generate_semantic,
                           read_items, write_items)
 from pfcore.items.bases import known_words, sentence_words
 from pfcore.items.lexicon import Lexicon
 
 PUBLISHED = Path("meaning_alone") / "data"
-
-
-@pytest.fixture(scope="module")
-def lexicon() -> Lexicon:
-    """The shipped lexicon."""
-    return load_lexicon()
 
 
 @pytest.fixture(scope="module")

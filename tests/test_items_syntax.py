@@ -8,19 +8,13 @@ from pathlib import Path
 import pytest
 
 from pfcore.items import (CONSTRUCTIONS, MANIPULATIONS, SyntaxItem, generate_affinity,
-                          generate_syntax, load_lexicon)
+                          generate_syntax)
 from pfcore.items.bases import Base
 from pfcore.items.formats import TO_PAPER_MANIPULATION
 from pfcore.items.generate import manipulations
 from pfcore.items.lexicon import Lexicon
 
 ARCHIVE = Path("meaning_alone") / "data" / "archive" / "syntactic_test_fix.tsv"
-
-
-@pytest.fixture(scope="module")
-def lexicon() -> Lexicon:
-    """The shipped lexicon."""
-    return load_lexicon()
 
 
 @pytest.fixture(scope="module")

@@ -300,24 +300,20 @@ class _Checker:
 
     def pronouns(self, value: Any) -> tuple[Pronoun, ...]:
         """The pronoun entries."""
-        out = []
-        for i, entry in enumerate(self.sequence(value, ("pronouns",))):
-            where = ("pronouns", i)
-            entry = self.mapping(entry, where)
-            self.keys(entry, where, {"subject", "gap_partner"})
-            out.append(Pronoun(self.text(entry.get("subject"), where + ("subject",), WORD),
-                               self.text(entry.get("gap_partner"), where + ("gap_partner",), WORD)))
-        return tuple(out)
+        return self.word_pairs(value, "pronouns", Pronoun, ("subject", "gap_partner"))
 
     def modals(self, value: Any) -> tuple[Modal, ...]:
         """The modal entries."""
+        return self.word_pairs(value, "modals", Modal, ("negative", "positive"))
+
+    def word_pairs(self, value: Any, section: str, cls: type, fields: tuple[str, str]) -> tuple:
+        """Entries of a section whose two fields are single words (pronouns, modals)."""
         out = []
-        for i, entry in enumerate(self.sequence(value, ("modals",))):
-            where = ("modals", i)
+        for i, entry in enumerate(self.sequence(value, (section,))):
+            where = (section, i)
             entry = self.mapping(entry, where)
-            self.keys(entry, where, {"negative", "positive"})
-            out.append(Modal(self.text(entry.get("negative"), where + ("negative",), WORD),
-                             self.text(entry.get("positive"), where + ("positive",), WORD)))
+            self.keys(entry, where, set(fields))
+            out.append(cls(*(self.text(entry.get(f), where + (f,), WORD) for f in fields)))
         return tuple(out)
 
     def scales(self, value: Any) -> dict[str, Scale]:
