@@ -9,7 +9,7 @@ from minicons import scorer as mscorer
 from pfcore.errors import InputError
 from pfcore.models import ModelSpec, load_model
 from pfcore.scoring.causal import CausalScorer, ScorerSettings
-from pfcore.scoring.requests import Request
+from pfcore.scoring.requests import Request, TokenScores, reduce_all
 
 PREFIXES = [
     "You couldn't lift a tiny rock, let alone a huge one.",
@@ -111,6 +111,20 @@ def test_surprisal_bits_and_reductions(gpt2) -> None:
     s = CausalScorer(gpt2).score([Request(PREFIXES[0], CONTINUATIONS[0])])[0]
     np.testing.assert_allclose(s.surprisals_bits, -s.logprobs / np.log(2))
     assert s.reduce("mean") == pytest.approx(s.reduce("sum") / len(s.logprobs))
+
+
+@pytest.mark.parametrize("how", ["sum", "mean"])
+def test_reduce_all_equals_one_by_one_with_unscored_entries(how: str) -> None:
+    """The vectorised reduction over a suite matches each item's own, NaN where nothing is scored
+    (an empty entry first, inside and last)."""
+    rng = np.random.default_rng(0)
+    sizes = [0, 3, 1, 0, 0, 5, 2, 0]
+    scores = [TokenScores(tuple(range(n)), -rng.random(n), lambda ids: ()) for n in sizes]
+    got = reduce_all(scores, how)
+    want = [s.reduce(how) for s in scores]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert [np.isnan(g) for g in got] == [n == 0 for n in sizes]
+    assert reduce_all([], how) == []
 
 
 @pytest.mark.parametrize("text", ["", "   "])

@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -11,10 +14,10 @@ import pytest
 from pfcore.cli import main
 from pfcore.errors import InputError
 from pfcore.items import read_items
-from pfcore.models import ModelSpec
+from pfcore.models import ModelSpec, load_model
 from pfcore.store.runs import load_run
 from pfcore.suites import semantic, syntax
-from pfcore.suites.runner import RunConfig, load_suite_items, run_suite
+from pfcore.suites.runner import LazyScorer, RunConfig, load_suite_items, make_scorer, run_suite
 
 
 def paper_semantic_accuracy(logodds: list[float], flt: str) -> float:
@@ -95,7 +98,7 @@ def test_run_record_and_manifest(tiny_gpt2: Path, cache_dir: Path) -> None:
     assert m["suite"] == "semantic" and m["scoring"] == "causal"
     assert m["items"]["count"] == 24 and len(m["items"]["hash"]) == 16
     assert {"pfcore", "transformers", "torch"} <= m["versions"].keys()
-    assert {"load_s", "score_s", "total_s"} <= m["timings_s"].keys()
+    assert {"items_s", "load_s", "score_s", "total_s"} <= m["timings_s"].keys()
     assert set(again.tables) == {"rows", "decisions", "summary"}
     pub = pd.read_csv(record.path / "outputs_summary.tsv", sep="\t")
     assert set(pub["construction"]) == {"muchless"}
@@ -180,3 +183,37 @@ def test_ewok_and_comps_through_the_cli(tiny_gpt2: Path, shared_data: Path, cach
     comps = Path(__file__).parent / "fixtures" / "comps_base_sample.jsonl"
     assert main(["run", "--suite", "comps", "--items", str(comps), "--model", str(tiny_gpt2), "--json"]) == 0
     assert "comps" in json.loads(capsys.readouterr().out)["accuracy"]
+
+
+def test_cached_rerun_loads_neither_model_nor_torch(tiny_gpt2: Path, cache_dir: Path) -> None:
+    """A rerun served wholly from the score cache gives the same numbers without loading the model:
+    checked in a fresh process, where torch must stay unimported."""
+    argv = ["run", "--suite", "semantic", "--model", str(tiny_gpt2), "--construction", "let_alone",
+            "--limit-blocks", "2", "--json"]
+    first = run_suite(ModelSpec(str(tiny_gpt2)), RunConfig(constructions=("let_alone",), limit_blocks=2))
+    assert first.manifest["timings_s"]["load_s"] > 0
+    code = ("import json, sys, contextlib, io; from pfcore.cli import main\n"
+            f"out = io.StringIO()\nwith contextlib.redirect_stdout(out): main({argv!r})\n"
+            "print(json.dumps({'run': json.loads(out.getvalue()), 'torch': 'torch' in sys.modules}))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env={**os.environ, "PFCORE_CACHE": str(cache_dir)})
+    again = json.loads(done.stdout)
+    assert again["torch"] is False
+    assert again["run"]["timings_s"]["load_s"] == 0
+    expected = first.summary.set_index("filter")["accuracy"].to_dict()
+    assert again["run"]["accuracy"]["let_alone"] == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("bos", [False, True])
+def test_lazy_scorer_keys_equal_the_loaded_scorers(tiny_gpt2: Path, bos: bool) -> None:
+    spec, config = ModelSpec(str(tiny_gpt2)), RunConfig(bos=bos)
+    lazy = LazyScorer(spec, "causal", config)
+    assert lazy.cache_identity() == make_scorer(load_model(spec), "causal", config).cache_identity()
+    assert "scorer" not in lazy.__dict__  # the identity did not load the model
+
+
+def test_lazy_pll_scorer_keys_equal_the_loaded_scorers(tiny_bert: Path) -> None:
+    spec, config = ModelSpec(str(tiny_bert), kind="masked"), RunConfig()
+    for scoring in ("pll-original", "pll-l2r"):
+        loaded = make_scorer(load_model(spec), scoring, config)
+        assert LazyScorer(spec, scoring, config).cache_identity() == loaded.cache_identity()

@@ -195,7 +195,6 @@ def parse_item_file(path: str | Path, lexicon: Lexicon | None = None) -> tuple[I
     except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError) as exc:
         problems.add(1, f"cannot read the file ({exc})")
         return ItemFile(str(path), "", ""), problems
-    lexicon = lexicon or load_lexicon()
     first = text.split("\n", 1)[0]
     if not text.strip():
         problems.add(1, "the file is empty")
@@ -203,7 +202,7 @@ def parse_item_file(path: str | Path, lexicon: Lexicon | None = None) -> tuple[I
     elif first.startswith("{"):
         parsed = _read_jsonl(path, text, problems)
     elif "\t" in first:
-        parsed = _read_paper(path, text, lexicon, problems)
+        parsed = _read_paper(path, text, lexicon or load_lexicon(), problems)
     else:
         parsed = _read_csv(path, text, problems)
     return parsed, problems
@@ -292,23 +291,31 @@ Converter = Callable[[Any], Any]
 def _add(out: ItemFile, lineno: int, record: dict[str, Any], problems: _Problems,
          converters: list[tuple[str, str, Converter]]) -> None:
     """Convert one record to an item of the file's kind, or record why it cannot be."""
-    if len(record) != len(converters) or any(name not in record for name, _, _ in converters):
-        names = [name for name, _, _ in converters]
+    names = [name for name, _, _ in converters]
+    if record.keys() != set(names):
         missing = [n for n in names if n not in record]
         extra = [k for k in record if k not in names]
         problems.add(lineno, "; ".join(filter(None, [
             missing and f"missing fields {', '.join(missing)}",
             extra and f"unknown fields {', '.join(extra)}"])))
         return
-    values = {}
-    for name, type_name, convert in converters:
-        try:
-            values[name] = convert(record[name])
-        except (ValueError, TypeError):
-            problems.add(lineno, f"field {name}: cannot read {record[name]!r} as {type_name}")
-            return
+    try:
+        values = {name: convert(record[name]) for name, _, convert in converters}
+    except (ValueError, TypeError):
+        name, type_name = next((n, t) for n, t, c in converters if not _converts(c, record[n]))
+        problems.add(lineno, f"field {name}: cannot read {record[name]!r} as {type_name}")
+        return
     out.items.append(ITEM_TYPES[out.kind](**values))
     out.lines.append(lineno)
+
+
+def _converts(convert: Converter, value: Any) -> bool:
+    """Whether a converter accepts a value (to name the field that failed)."""
+    try:
+        convert(value)
+    except (ValueError, TypeError):
+        return False
+    return True
 
 
 def _converters(kind: str, from_text: bool) -> list[tuple[str, str, Converter]]:
@@ -317,12 +324,18 @@ def _converters(kind: str, from_text: bool) -> list[tuple[str, str, Converter]]:
             for f in fields(ITEM_TYPES[kind])]
 
 
-def _converter(type_name: str, from_text: bool) -> Converter:
-    """A function turning a CSV cell (text) or a JSON value into a field of the schema's type."""
-    def checked(value: Any, kind: type | tuple[type, ...]) -> Any:
-        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+def _exactly(kind: type) -> Converter:
+    """A JSON value of exactly this type, unchanged (so true is not read as the integer 1)."""
+    def convert(value: Any) -> Any:
+        if type(value) is not kind:
             raise TypeError(value)
         return value
+    return convert
+
+
+def _converter(type_name: str, from_text: bool) -> Converter:
+    """A function turning a CSV cell (text) or a JSON value into a field of the schema's type."""
+    text = _exactly(str)
 
     def boolean(value: Any) -> bool:
         if value not in ("true", "false"):
@@ -330,22 +343,22 @@ def _converter(type_name: str, from_text: bool) -> Converter:
         return value == "true"
 
     def strings(value: Any) -> tuple[str, ...]:
-        parts = (value.split("|") if value else []) if from_text else checked(value, list)
-        return tuple(checked(p, str) for p in parts)
+        parts = (value.split("|") if value else []) if from_text else _exactly(list)(value)
+        return tuple(text(p) for p in parts)
 
     def spans(value: Any) -> tuple[tuple[int, int], ...]:
         pairs = ([p.split(":") for p in value.split("|")] if value else []) if from_text else value
         return tuple((int(a), int(b)) for a, b in pairs)
 
     if type_name == "bool":
-        return boolean if from_text else lambda v: checked(v, bool)
+        return boolean if from_text else _exactly(bool)
     if type_name == "int":
-        return int if from_text else lambda v: checked(v, int)
+        return int if from_text else _exactly(int)
     if type_name.startswith("tuple[tuple[int, int]"):
         return spans
     if type_name.startswith("tuple[str"):
         return strings
-    return lambda v: checked(v, str)
+    return text
 
 
 # ---------------------------------------------------------------- the published TSVs

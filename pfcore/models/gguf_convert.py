@@ -7,16 +7,18 @@ import os
 import shutil
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import gguf
-import torch
-from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedTokenizerBase
+if TYPE_CHECKING:  # checking a finished conversion needs none of the heavy libraries
+    from transformers import PreTrainedTokenizerBase
 
 MARKER = "pfcore-converted.json"
 
 
 def _metadata(path: Path) -> dict[str, object]:
     """The tokenizer facts transformers 4.57 ignores when it reads a GGUF (BOS policy, EOS, PAD)."""
+    import gguf
+
     reader = gguf.GGUFReader(str(path))
     wanted = ("tokenizer.ggml.add_bos_token", "tokenizer.ggml.eos_token_id",
               "tokenizer.ggml.padding_token_id", "tokenizer.ggml.bos_token_id")
@@ -60,6 +62,9 @@ def is_complete(folder: Path, source: Path) -> bool:
 
 def convert(source: Path, folder: Path) -> Path:
     """Write a safetensors copy of `source` to `folder` via a temporary folder and one rename."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = folder.parent / f".tmp-{folder.name}-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)

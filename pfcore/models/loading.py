@@ -11,16 +11,16 @@ import warnings
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlparse
-
-import torch
-from transformers import (AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer,
-                          PreTrainedModel, PreTrainedTokenizerBase)
 
 from pfcore.errors import ModelLoadError
 from pfcore.models import gguf_convert
 from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
 from pfcore.paths import cache_subdir
+
+if TYPE_CHECKING:  # torch and transformers load only when a model does (a cached run needs neither)
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +118,7 @@ def _load_kwargs(spec: ModelSpec, source: str, local: bool) -> dict[str, object]
 
 def _auto_class(spec: ModelSpec, config: object) -> type:
     """AutoModelForCausalLM or AutoModelForMaskedLM, refusing a mismatch with a clear message."""
+    from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
     archs = " ".join(getattr(config, "architectures", None) or [])
     if spec.kind == "masked" and ("CausalLM" in archs or "LMHeadModel" in archs):
         raise ModelLoadError(f"{spec.name} is a causal model ({archs}); choose kind 'causal'")
@@ -130,6 +131,9 @@ def _load(spec: ModelSpec) -> LoadedModel:
     """Load weights (safetensors only) and tokenizer; translate failures into one clear message."""
     if spec.dtype not in DTYPES:
         raise ModelLoadError(f"unknown dtype {spec.dtype!r}; choose one of {', '.join(DTYPES)}")
+    import torch
+    from transformers import AutoConfig, AutoTokenizer
+
     source, local = resolve_source(spec)
     kwargs = _load_kwargs(spec, source, local)
     try:

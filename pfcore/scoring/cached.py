@@ -8,7 +8,8 @@ from typing import Protocol
 
 import numpy as np
 
-from pfcore.models.loading import LoadedModel
+from pfcore.models.loading import resolve_source
+from pfcore.models.spec import ModelSpec
 from pfcore.scoring.requests import Request, TokenScores
 from pfcore.store.cache import ScoreCache, namespace, request_key
 
@@ -18,8 +19,6 @@ CHUNK = 2048  # requests scored between two commits to the cache
 
 class RequestScorer(Protocol):
     """What the cache needs of a scorer (causal and masked scorers both provide it)."""
-
-    loaded: LoadedModel
 
     def score(self, requests: Sequence[Request], progress: Progress | None = None) -> list[TokenScores]: ...
 
@@ -37,11 +36,12 @@ def weights_fingerprint(source: str) -> str:
     return ";".join(f"{f.name}:{f.stat().st_size}:{int(f.stat().st_mtime)}" for f in files)
 
 
-def model_identity(loaded: LoadedModel) -> dict[str, object]:
-    """What identifies a model's numbers: its spec, where it loaded from, and its weight files."""
-    spec = loaded.spec
+def model_identity(spec: ModelSpec) -> dict[str, object]:
+    """What identifies a model's numbers: its spec, where it loads from, and its weight files
+    (found without loading the model, so a cached run never needs it)."""
+    source, _ = resolve_source(spec)
     return {"name": spec.name, "revision": spec.revision, "dtype": spec.dtype, "kind": spec.kind,
-            "source": loaded.source, "weights": weights_fingerprint(loaded.source)}
+            "source": source, "weights": weights_fingerprint(source)}
 
 
 def score_cached(scorer: RequestScorer, requests: Sequence[Request], cache: ScoreCache | None,
@@ -69,4 +69,4 @@ def score_cached(scorer: RequestScorer, requests: Sequence[Request], cache: Scor
 
 def _from_cache(scorer: RequestScorer, ids: tuple[int, ...], logprobs: np.ndarray) -> TokenScores:
     """Rebuild a TokenScores from cached ids and log-probs."""
-    return TokenScores(scorer.display_tokens(ids), ids, logprobs)
+    return TokenScores(ids, logprobs, scorer.display_tokens)

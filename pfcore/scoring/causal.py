@@ -14,6 +14,7 @@ import torch
 from pfcore.errors import InputError
 from pfcore.models.loading import LoadedModel
 from pfcore.scoring.cached import model_identity
+from pfcore.scoring.methods import scoring_identity
 from pfcore.scoring.requests import Reduction, Request, TokenScores, reduce_all
 
 log = logging.getLogger(__name__)
@@ -38,10 +39,6 @@ class ScorerSettings:
     pack_tokens: int = 384  # nodes per packed prefix tree
     batch_tokens: int = 6144  # padded tokens per forward pass (halved on out-of-memory)
     tree: bool = True  # pack shared prefixes; False scores each request as its own row
-
-    def cache_key(self) -> dict[str, object]:
-        """Only what changes scores (packing and batching do not)."""
-        return {"scorer": "causal", "bos": self.bos}
 
 
 class CausalScorer:
@@ -92,7 +89,7 @@ class CausalScorer:
 
     def cache_identity(self) -> dict[str, object]:
         """Model identity plus the settings that change scores (for the score cache)."""
-        return {**model_identity(self.loaded), **self.settings.cache_key()}
+        return {**model_identity(self.loaded.spec), **scoring_identity("causal", self.settings.bos)}
 
     def display_tokens(self, ids: Sequence[int]) -> tuple[str, ...]:
         """Readable token strings (spaces shown as spaces, not as byte markers), memoised per id."""
@@ -126,7 +123,7 @@ class CausalScorer:
     def _result(self, enc: Encoded, values: np.ndarray) -> TokenScores:
         """Wrap the scored part of one encoded request."""
         ids = enc.ids[enc.start:]
-        return TokenScores(self.display_tokens(ids), ids, values)
+        return TokenScores(ids, values, self.display_tokens)
 
     # ----- engine -----
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -20,13 +20,22 @@ class Request:
     text: str
 
 
+Decoder = Callable[[Sequence[int]], tuple[str, ...]]
+
+
 @dataclass(frozen=True)
 class TokenScores:
-    """Per-token log-probabilities (nats) of the scored tokens, with their display strings."""
+    """Per-token log-probabilities (nats) of the scored tokens; their display strings are decoded
+    only when asked for, so scores served from the cache need no tokenizer."""
 
-    tokens: tuple[str, ...]
     token_ids: tuple[int, ...]
     logprobs: np.ndarray = field(compare=False)
+    decode: Decoder = field(compare=False, repr=False)
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        """Readable strings of the scored tokens."""
+        return self.decode(self.token_ids)
 
     def reduce(self, how: Reduction = "sum") -> float:
         """Sum or mean log-probability over the scored tokens (NaN when none is scored)."""
@@ -41,5 +50,13 @@ class TokenScores:
 
 
 def reduce_all(scores: Sequence[TokenScores], how: Reduction = "sum") -> list[float]:
-    """Reduce a list of TokenScores to one number each."""
-    return [s.reduce(how) for s in scores]
+    """Reduce a list of TokenScores to one number each (NaN where no token is scored), in one
+    vectorised pass: a full suite has over 100,000 of them."""
+    lengths = np.fromiter((len(s.logprobs) for s in scores), dtype=np.int64, count=len(scores))
+    out = np.full(len(scores), np.nan)
+    scored = lengths > 0
+    if scored.any():
+        sums = np.add.reduceat(np.concatenate([s.logprobs for s in scores]),
+                               np.cumsum(lengths)[scored] - lengths[scored])
+        out[scored] = sums if how == "sum" else sums / lengths[scored]
+    return out.tolist()

@@ -7,6 +7,7 @@ import json
 import os
 import platform
 import subprocess
+from importlib import metadata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -56,11 +57,10 @@ def git_commit() -> str | None:
 
 
 def versions() -> dict[str, str]:
-    """Versions of what produced the numbers."""
-    import torch
-    import transformers
-    return {"pfcore": __version__, "transformers": transformers.__version__,
-            "torch": torch.__version__, "python": platform.python_version()}
+    """Versions of what produced the numbers (read from the installed packages' metadata, so
+    a run served from the cache need not import torch)."""
+    return {"pfcore": __version__, "transformers": metadata.version("transformers"),
+            "torch": metadata.version("torch"), "python": platform.python_version()}
 
 
 def new_run_id(suite: str, model_label: str) -> str:

@@ -14,7 +14,8 @@ from pfcore.cli_common import add_model_args, progress_bar, spec_from_args
 from pfcore.items.schema import CONSTRUCTIONS
 from pfcore.store.runs import RunRecord
 from pfcore.errors import InputError
-from pfcore.suites.runner import ALL_SUITES, SCORINGS, RunConfig, run_suite
+from pfcore.scoring.methods import SCORINGS
+from pfcore.suites.runner import ALL_SUITES, RunConfig, run_suite
 from pfcore.suites.trajectory import checkpoints, run_trajectory
 
 MAIN = ("all", "aligned", "misaligned", "aligned1", "aligned2", "misaligned1", "misaligned2",

@@ -3,6 +3,7 @@ masked-token readout of the semantic blank, and the Global Affinity suite."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -10,17 +11,21 @@ import pandas as pd
 from pfcore.items.schema import AffinityItem, SemanticItem
 from pfcore.models.loading import LoadedModel
 from pfcore.scoring.cached import model_identity
-from pfcore.scoring.masked import MaskedScorer
+from pfcore.scoring.methods import PLL_METRICS, scoring_identity
 from pfcore.scoring.requests import Request, TokenScores
 from pfcore.suites import semantic
 
+if TYPE_CHECKING:  # torch loads with the first masked scorer, not with this module
+    from pfcore.scoring.masked import MaskedScorer
+
 Progress = Callable[[int, int], None]
-PLL_METRICS = {"pll-original": "original", "pll-l2r": "within_word_l2r"}
 Z95 = 1.959963984540054
 
 
 def masked_scorer(loaded: LoadedModel) -> MaskedScorer:
     """The masked scorer for a loaded masked LM."""
+    from pfcore.scoring.masked import MaskedScorer
+
     return MaskedScorer(loaded.model, loaded.tokenizer, device=loaded.spec.device)
 
 
@@ -43,8 +48,8 @@ class PllRequestScorer:
         pairs = [found[r] for r in requests]
         if progress:
             progress(len(requests), len(requests))
-        return [TokenScores(self.display_tokens([i for i, _ in p]), tuple(i for i, _ in p),
-                            np.array([lp for _, lp in p], dtype=np.float64)) for p in pairs]
+        return [TokenScores(tuple(i for i, _ in p), np.array([lp for _, lp in p], dtype=np.float64),
+                            self.display_tokens) for p in pairs]
 
     def display_tokens(self, ids: Sequence[int]) -> tuple[str, ...]:
         """Readable token strings."""
@@ -52,7 +57,7 @@ class PllRequestScorer:
 
     def cache_identity(self) -> dict[str, object]:
         """Model identity plus the PLL metric (for the score cache)."""
-        return {**model_identity(self.loaded), "scorer": "pll", "metric": self.metric}
+        return {**model_identity(self.loaded.spec), **scoring_identity(self.scoring)}
 
 
 def pll_scorer(loaded: LoadedModel, scoring: str) -> PllRequestScorer:

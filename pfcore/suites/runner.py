@@ -5,6 +5,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -13,11 +14,11 @@ import pandas as pd
 from pfcore.errors import InputError
 from pfcore.items import default_items, read_items
 from pfcore.items.schema import SYNTAX_CONTROL, AffinityItem, SemanticItem, SyntaxItem
-from pfcore.models.loading import LoadedModel, load_model
+from pfcore.models.loading import LoadedModel, load_model, resolve_source
 from pfcore.models.spec import ModelSpec
-from pfcore.scoring.cached import CHUNK, score_cached
-from pfcore.scoring.causal import CausalScorer, ScorerSettings
-from pfcore.scoring.requests import Reduction
+from pfcore.scoring.cached import CHUNK, RequestScorer, model_identity, score_cached
+from pfcore.scoring.methods import PLL_METRICS, SCORINGS, scoring_identity
+from pfcore.scoring.requests import Reduction, Request, TokenScores
 from pfcore.store.cache import ScoreCache
 from pfcore.store.results import append_results, step_from_revision
 from pfcore.store.runs import (PUBLISHED_SEMANTIC, RunRecord, git_commit, item_set_hash, new_run_id,
@@ -27,7 +28,6 @@ from pfcore.suites.benchmarks import BENCHMARKS, load_benchmark, run_benchmark
 
 Progress = Callable[[int, int], None]
 ITEM_SUITES = ("semantic", "syntax", "affinity")
-SCORINGS = ("causal", "masked-token", "pll-original", "pll-l2r")
 
 
 class _Affinity:
@@ -111,47 +111,79 @@ def _limit(items: list, blocks: int | None) -> list:
     return [i for i in items if i.block_id in keep]
 
 
-def resolve_scoring(loaded: LoadedModel, config: RunConfig) -> str:
+def resolve_scoring(spec: ModelSpec, config: RunConfig) -> str:
     """The scoring method: as asked, or the model kind's default; refuse mismatches clearly.
     Whole sentences have no blank to read, so masked-token means PLL (original) for syntax,
     as in the paper's code; Global Affinity is its own masked readout."""
     if config.suite in BENCHMARKS:
-        return "causal" if loaded.spec.kind == "causal" else (config.scoring if config.scoring in
-                                                              masked_runs.PLL_METRICS else "pll-original")
+        return "causal" if spec.kind == "causal" else (config.scoring if config.scoring in
+                                                       PLL_METRICS else "pll-original")
     if config.suite == "affinity":
-        if loaded.spec.kind != "masked":
+        if spec.kind != "masked":
             raise InputError("Global Affinity needs a masked model (choose kind 'masked')")
         return "global-affinity"
-    scoring = config.scoring or ("causal" if loaded.spec.kind == "causal" else "masked-token")
+    scoring = config.scoring or ("causal" if spec.kind == "causal" else "masked-token")
     if scoring not in SCORINGS:
         raise InputError(f"unknown scoring {scoring!r}; choose one of {', '.join(SCORINGS)}")
-    if (scoring == "causal") != (loaded.spec.kind == "causal"):
-        raise InputError(f"scoring {scoring!r} does not fit the {loaded.spec.kind} model "
-                         f"{loaded.spec.label}")
+    if (scoring == "causal") != (spec.kind == "causal"):
+        raise InputError(f"scoring {scoring!r} does not fit the {spec.kind} model {spec.label}")
     if config.suite == "syntax" and scoring == "masked-token":
         return "pll-original"
     return scoring
 
 
-def make_scorer(loaded: LoadedModel, scoring: str, config: RunConfig):
+def make_scorer(loaded: LoadedModel, scoring: str, config: RunConfig) -> RequestScorer:
     """A request scorer for the scoring method (causal, or masked PLL)."""
     if scoring == "causal":
+        from pfcore.scoring.causal import CausalScorer, ScorerSettings  # torch: only when scoring
+
         return CausalScorer(loaded, ScorerSettings(bos=config.bos))
     return masked_runs.pll_scorer(loaded, scoring)
 
 
-def score_rows(items: Sequence, loaded: LoadedModel, scoring: str, config: RunConfig,
-               progress: Progress | None) -> tuple[pd.DataFrame, str]:
-    """Per-item scores for a suite, and the scoring method actually used."""
-    if scoring == "global-affinity":
-        return masked_runs.affinity_rows(items, loaded, progress), scoring
-    if scoring == "masked-token":
-        return masked_runs.masked_token_rows(items, loaded, progress), scoring
+class LazyScorer:
+    """A request scorer whose model loads on first use, so a run served wholly from the score
+    cache loads neither the model nor torch. Its cache keys equal the loaded scorer's."""
+
+    def __init__(self, spec: ModelSpec, scoring: str, config: RunConfig) -> None:
+        self.spec, self.scoring, self.config = spec, scoring, config
+        self.load_s = 0.0  # seconds spent loading the model (0 when it never had to load)
+
+    @cached_property
+    def scorer(self) -> RequestScorer:
+        """The real scorer, loading the model now."""
+        started = time.monotonic()
+        scorer = make_scorer(load_model(self.spec), self.scoring, self.config)
+        self.load_s = time.monotonic() - started
+        return scorer
+
+    def cache_identity(self) -> dict[str, object]:
+        """Model identity and scoring settings, computed without loading the model."""
+        return {**model_identity(self.spec), **scoring_identity(self.scoring, self.config.bos)}
+
+    def score(self, requests: Sequence[Request], progress: Progress | None = None) -> list[TokenScores]:
+        """Score with the real scorer (loading the model the first time)."""
+        return self.scorer.score(requests, progress)
+
+    def display_tokens(self, ids: Sequence[int]) -> tuple[str, ...]:
+        """Token strings, from the real scorer's tokenizer."""
+        return self.scorer.display_tokens(ids)
+
+
+def score_rows(items: Sequence, spec: ModelSpec, scoring: str, config: RunConfig,
+               progress: Progress | None) -> tuple[pd.DataFrame, float]:
+    """Per-item scores for a suite, and the seconds spent loading the model."""
+    if scoring in ("global-affinity", "masked-token"):
+        started = time.monotonic()
+        loaded = load_model(spec)
+        load_s = time.monotonic() - started
+        rows = masked_runs.affinity_rows if scoring == "global-affinity" else masked_runs.masked_token_rows
+        return rows(items, loaded, progress), load_s
     module = SUITE_MODULES[config.suite]
-    scorer = make_scorer(loaded, scoring, config)
+    scorer = LazyScorer(spec, scoring, config)
     cache = ScoreCache() if config.use_cache else None
     scores = score_cached(scorer, module.requests(items), cache, progress, config.chunk)
-    return module.row_scores(items, scores, config.reduction), scoring
+    return module.row_scores(items, scores, config.reduction), scorer.load_s
 
 
 @dataclass(frozen=True)
@@ -165,40 +197,41 @@ class ResultsLabel:
 
 def run_suite(spec: ModelSpec, config: RunConfig, progress: Progress | None = None,
               label: ResultsLabel | None = None) -> RunRecord:
-    """Run one suite on one model, save its record and add its summary to the results table."""
+    """Run one suite on one model, save its record and add its summary to the results table.
+    The model loads only if some request is not in the score cache."""
     if config.suite not in ALL_SUITES:
         raise InputError(f"unknown suite {config.suite!r}; choose one of {', '.join(ALL_SUITES)}")
     started = time.monotonic()
+    scoring = resolve_scoring(spec, config)
     if config.suite in BENCHMARKS:
         items = load_benchmark(config.suite, config.items_path, config.limit_blocks, config.password)
         ids = list(items["item_id"])
     else:
         items = load_suite_items(config)
         ids = [i.item_id for i in items]
-    loaded = load_model(spec)
-    loaded_at = time.monotonic()
-    tables, scoring = _score_and_decide(items, loaded, config, progress)
-    timings = {"load_s": round(loaded_at - started, 3), "score_s": round(time.monotonic() - loaded_at, 3),
-               "total_s": round(time.monotonic() - started, 3)}
-    record = save_run(_manifest(loaded, config, scoring, ids, timings),
+    items_at = time.monotonic()
+    tables, load_s = _score_and_decide(items, spec, scoring, config, progress)
+    done = time.monotonic()
+    timings = {"items_s": round(items_at - started, 3), "load_s": round(load_s, 3),
+               "score_s": round(done - items_at - load_s, 3), "total_s": round(done - started, 3)}
+    record = save_run(_manifest(spec, config, scoring, ids, timings),
                       tables, Path(config.out) if config.out else None)
     append_results(results_rows(record, label))
     return record
 
 
-def _score_and_decide(items, loaded: LoadedModel, config: RunConfig,
-                      progress: Progress | None) -> tuple[dict[str, pd.DataFrame], str]:
-    """Per-item scores, decisions and summary tables, and the scoring method used."""
-    scoring = resolve_scoring(loaded, config)
+def _score_and_decide(items, spec: ModelSpec, scoring: str, config: RunConfig,
+                      progress: Progress | None) -> tuple[dict[str, pd.DataFrame], float]:
+    """Per-item scores, decisions and summary tables, and the seconds spent loading the model."""
     if config.suite in BENCHMARKS:
         cache = ScoreCache() if config.use_cache else None
-        scored, summary = run_benchmark(config.suite, items, make_scorer(loaded, scoring, config),
-                                        cache, progress)
-        return {"rows": scored, "summary": summary}, scoring
-    rows, used = score_rows(items, loaded, scoring, config, progress)
+        scorer = LazyScorer(spec, scoring, config)
+        scored, summary = run_benchmark(config.suite, items, scorer, cache, progress)
+        return {"rows": scored, "summary": summary}, scorer.load_s
+    rows, load_s = score_rows(items, spec, scoring, config, progress)
     module = SUITE_MODULES[config.suite]
     dec = module.decisions(rows)
-    return {"rows": rows, "decisions": dec, "summary": module.summarize(dec)}, used
+    return {"rows": rows, "decisions": dec, "summary": module.summarize(dec)}, load_s
 
 
 def results_rows(record: RunRecord, label: ResultsLabel | None = None) -> pd.DataFrame:
@@ -226,10 +259,9 @@ def _metric_name(suite: str) -> str:
     return "global_affinity" if suite == "affinity" else "accuracy"
 
 
-def _manifest(loaded: LoadedModel, config: RunConfig, scoring: str, item_ids: Sequence[str],
+def _manifest(spec: ModelSpec, config: RunConfig, scoring: str, item_ids: Sequence[str],
               timings: dict[str, float]) -> dict[str, object]:
     """Everything needed to know what produced a run's numbers (never the EWoK password)."""
-    spec = loaded.spec
     settings = {k: v for k, v in asdict(config).items() if k != "password"}
     settings["reduction"] = BENCHMARKS[config.suite].reduction if config.suite in BENCHMARKS else config.reduction
     settings["first_token"] = ("BOS prepended, first word scored" if config.bos
@@ -238,7 +270,7 @@ def _manifest(loaded: LoadedModel, config: RunConfig, scoring: str, item_ids: Se
         "run_id": new_run_id(config.suite, spec.label),
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "suite": config.suite,
-        "model": {**spec.as_dict(), "source": loaded.source},
+        "model": {**spec.as_dict(), "source": resolve_source(spec)[0]},
         "scoring": scoring,
         "settings": settings,
         "items": {"count": len(item_ids), "hash": item_set_hash(item_ids),

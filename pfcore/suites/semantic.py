@@ -10,7 +10,7 @@ import pandas as pd
 
 from pfcore.analysis.intervals import accuracy
 from pfcore.items.schema import MASK, SemanticItem
-from pfcore.scoring.requests import Reduction, Request, TokenScores
+from pfcore.scoring.requests import Reduction, Request, TokenScores, reduce_all
 
 # (context_order, followup_order) -> (filter name, +1 if the construction's log-odds must be higher)
 CONDITIONS: dict[tuple[str, str], tuple[str, int]] = {
@@ -40,13 +40,13 @@ def requests(items: Sequence[SemanticItem]) -> list[Request]:
 def row_scores(items: Sequence[SemanticItem], scores: Sequence[TokenScores],
                reduction: Reduction) -> pd.DataFrame:
     """One row per item with log P of each fill and their difference (the log-odds)."""
-    values = np.array([s.reduce(reduction) for s in scores]).reshape(len(items), 2)
+    values = np.array(reduce_all(scores, reduction)).reshape(len(items), 2)
     return rows_from_logps(items, values[:, 0], values[:, 1])
 
 
 def rows_from_logps(items: Sequence[SemanticItem], easier: np.ndarray, harder: np.ndarray) -> pd.DataFrame:
     """Per-row table from the two fills' log-probabilities (any scoring method)."""
-    df = pd.DataFrame([{f: getattr(i, f) for f in ROW_FIELDS} for i in items])
+    df = pd.DataFrame({f: [getattr(i, f) for i in items] for f in ROW_FIELDS})
     df["logp_easier"], df["logp_harder"] = easier, harder
     df["logodds"] = df["logp_easier"] - df["logp_harder"]
     return df

@@ -10,7 +10,7 @@ import pandas as pd
 
 from pfcore.analysis.intervals import accuracy
 from pfcore.items.schema import SYNTAX_CONTROL, SyntaxItem
-from pfcore.scoring.requests import Reduction, Request, TokenScores
+from pfcore.scoring.requests import Reduction, Request, TokenScores, reduce_all
 
 TESTS = ("NPI", "Pseudocleft", "CP Conjunction")
 CONTROLS = ("VP Conjunction", "VP Gap Conjunction")
@@ -26,12 +26,12 @@ def requests(items: Sequence[SyntaxItem]) -> list[Request]:
 
 def row_scores(items: Sequence[SyntaxItem], scores: Sequence[TokenScores], reduction: Reduction) -> pd.DataFrame:
     """One row per sentence with its score and surprisal (negated score)."""
-    return rows_from_values(items, np.array([s.reduce(reduction) for s in scores]))
+    return rows_from_values(items, np.array(reduce_all(scores, reduction)))
 
 
 def rows_from_values(items: Sequence[SyntaxItem], values: np.ndarray) -> pd.DataFrame:
     """Per-sentence table from one log-probability score each (any scoring method)."""
-    df = pd.DataFrame([{f: getattr(i, f) for f in ROW_FIELDS} for i in items])
+    df = pd.DataFrame({f: [getattr(i, f) for i in items] for f in ROW_FIELDS})
     df["score"] = values
     df["surprisal"] = -df["score"]
     return df
