@@ -83,3 +83,14 @@ def test_default_model_converts_once_and_rebuilds_a_damaged_copy(cache_dir: Path
     assert weights.stat().st_size == marker["files"]["model.safetensors"]
     assert again.tokenizer.eos_token == "<|im_end|>"
     clear_loaded()
+
+
+def test_cpu_models_keep_freed_memory(tiny_gpt2) -> None:
+    """Loading a model on the CPU asks glibc once to keep freed tensor memory (see
+    pfcore.scoring.memory); on Linux with glibc that request must succeed."""
+    from pfcore.scoring.memory import keep_freed_memory
+    keep_freed_memory.cache_clear()
+    clear_loaded()
+    load_model(ModelSpec(str(tiny_gpt2)))
+    assert keep_freed_memory.cache_info().currsize == 1
+    assert keep_freed_memory() is True

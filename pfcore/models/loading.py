@@ -18,6 +18,7 @@ from pfcore.errors import ModelLoadError
 from pfcore.models import gguf_convert
 from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
 from pfcore.paths import cache_subdir
+from pfcore.scoring.memory import keep_freed_memory
 
 if TYPE_CHECKING:  # torch and transformers load only when a model does (a cached run needs neither)
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
@@ -148,6 +149,8 @@ def _load(spec: ModelSpec) -> LoadedModel:
     except Exception as exc:  # noqa: BLE001 - any failure becomes one clear message
         raise ModelLoadError(_explain(spec, source, local, exc)) from exc
     model.to(spec.device).eval()
+    if spec.device == "cpu":
+        keep_freed_memory()
     return LoadedModel(spec, model, tokenizer, source)
 
 
