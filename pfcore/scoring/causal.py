@@ -21,6 +21,7 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
 MAX_TEXT_CHARS = 20_000
+HEAD_ROWS = 128  # query rows per output-layer slice (128 x 49k logits is 25 MB)
 
 
 @dataclass(frozen=True)
@@ -177,24 +178,32 @@ class CausalScorer:
         rows = [(b, q) for b, p in enumerate(packs) for q in p.queries]
         index_b = torch.tensor([b for b, _ in rows])
         index_q = torch.tensor([q for _, q in rows])
-        logp = self._logprobs_at(ids.to(dev), kwargs, index_b.to(dev), index_q.to(dev))
-        results, row = [], 0
-        for p in packs:
-            block = logp[row:row + len(p.queries)]
-            row += len(p.queries)
-            results.append([block[qi, tgt].numpy().astype(np.float64) for qi, tgt in p.member_slices])
-        return results
+        picks = _Picks.of(packs)
+        values = self._target_logprobs(ids.to(dev), kwargs, index_b.to(dev), index_q.to(dev), picks)
+        members = iter(np.split(values, np.cumsum(picks.sizes)[:-1]))
+        return [[next(members) for _ in p.member_slices] for p in packs]
 
-    def _logprobs_at(self, ids: torch.Tensor, kwargs: dict, b: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
-        """Log-softmax over the vocabulary at the (batch, position) pairs asked for only."""
+    def _target_logprobs(self, ids: torch.Tensor, kwargs: dict, b: torch.Tensor, q: torch.Tensor,
+                         picks: _Picks) -> np.ndarray:
+        """log P(target) at each picked (query row, target): the output layer and log-softmax run
+        only at the query positions, a slice of rows at a time, so no vocabulary-wide buffer for
+        the whole batch is ever made (at 49k words, one for 4,000 rows is 800 MB)."""
         if self._head is not None:
             base, head = self._head
-            hidden = base(input_ids=ids, use_cache=False, **kwargs).last_hidden_state
-            logits = head(hidden[b, q])
+            at_queries = base(input_ids=ids, use_cache=False, **kwargs).last_hidden_state[b, q]
         else:
-            logits = self.model(input_ids=ids, use_cache=False, **kwargs).logits[b, q]
-        logits = logits.float()
-        return (logits - logits.logsumexp(-1, keepdim=True)).cpu()
+            head = torch.nn.Identity()
+            at_queries = self.model(input_ids=ids, use_cache=False, **kwargs).logits[b, q]
+        rows = torch.as_tensor(picks.rows, device=at_queries.device)
+        tokens = torch.as_tensor(picks.tokens, device=at_queries.device)
+        out = torch.empty(len(picks.rows), dtype=torch.float32, device=at_queries.device)
+        for start in range(0, len(at_queries), HEAD_ROWS):
+            logits = head(at_queries[start:start + HEAD_ROWS]).float()
+            lse = logits.logsumexp(-1)  # as minicons: log P = logit - logsumexp(logits)
+            sel = (rows >= start) & (rows < start + HEAD_ROWS)
+            local = rows[sel] - start
+            out[sel] = logits[local, tokens[sel]] - lse[local]
+        return out.cpu().numpy().astype(np.float64)
 
     def _tree_is_exact(self) -> bool:
         """Check once that packing two branches gives the plain forward pass's numbers."""
@@ -220,6 +229,31 @@ def _check_text(req: Request) -> None:
     if len(req.prefix) + len(req.text) > MAX_TEXT_CHARS:
         raise InputError(f"text too long ({len(req.prefix) + len(req.text)} characters; "
                          f"the limit is {MAX_TEXT_CHARS})")
+
+
+@dataclass(frozen=True)
+class _Picks:
+    """The (query row, target token) pairs a batch needs, member after member, with each
+    member's count."""
+
+    rows: list[int]
+    tokens: list[int]
+    sizes: list[int]
+
+    @classmethod
+    def of(cls, packs: list[Pack]) -> _Picks:
+        """Flatten the packs' member slices, numbering query rows across the whole batch."""
+        rows: list[int] = []
+        tokens: list[int] = []
+        sizes: list[int] = []
+        offset = 0
+        for p in packs:
+            for query_rows, targets in p.member_slices:
+                rows += [offset + r for r in query_rows]
+                tokens += targets
+                sizes.append(len(targets))
+            offset += len(p.queries)
+        return cls(rows, tokens, sizes)
 
 
 @dataclass
