@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.stats
 from scipy.stats import spearmanr
 
 from pfcore.analysis import fdcorr, models, series
@@ -237,3 +238,18 @@ def test_cli_analyses(pythia: pd.DataFrame, cache_dir: Path,
     assert json.loads(capsys.readouterr().out)["n"] == 36
     assert main(["analyze", "rho", "--data", "runs"]) == 2
     assert "no own runs" in capsys.readouterr().err
+
+
+def test_wilson_interval_equals_statsmodels() -> None:
+    """The written-out Wilson interval is statsmodels' proportion_confint(method="wilson")."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    from pfcore.analysis.intervals import Z95, accuracy, wilson
+    assert Z95 == pytest.approx(scipy.stats.norm.ppf(0.975), abs=1e-15)
+    for n in (1, 2, 7, 50, 333, 3330, 26640):
+        for k in sorted({0, 1, n // 3, n // 2, n - 1, n}):
+            np.testing.assert_allclose(wilson(k, n), proportion_confint(k, n, alpha=0.05, method="wilson"),
+                                       rtol=0, atol=1e-12)
+    acc = accuracy([True, True, False])
+    assert (acc.value, acc.n) == (2 / 3, 3) and acc.low < 2 / 3 < acc.high
+    assert np.isnan(accuracy([]).value) and accuracy([]).n == 0

@@ -8,6 +8,7 @@ from minicons import scorer as mscorer
 
 from pfcore.errors import InputError
 from pfcore.models import ModelSpec, load_model
+from pfcore.scoring import causal
 from pfcore.scoring.causal import CausalScorer, ScorerSettings
 from pfcore.scoring.requests import Request, TokenScores, reduce_all
 
@@ -98,6 +99,18 @@ def test_small_batches_and_packs_give_the_same_numbers(gpt2) -> None:
     big = CausalScorer(gpt2).conditional_logprobs(pre, cont)
     small = CausalScorer(gpt2, ScorerSettings(pack_tokens=20, batch_tokens=64)).conditional_logprobs(pre, cont)
     np.testing.assert_allclose(big, small, atol=TOL)
+
+
+@pytest.mark.parametrize("tree", [True, False])
+def test_output_layer_slices_match_minicons(gpt2, reference, tree: bool, monkeypatch) -> None:
+    """The output layer runs a few query rows at a time; with slices of 3 rows, a slice boundary
+    falls inside nearly every request, and per-token scores still equal minicons'."""
+    monkeypatch.setattr(causal, "HEAD_ROWS", 3)
+    pre, cont = pairs()
+    ours = CausalScorer(gpt2, ScorerSettings(tree=tree)).score([Request(p, c) for p, c in zip(pre, cont)])
+    theirs = reference.conditional_score(pre, cont, reduction=lambda x: x)
+    for mine, ref in zip(ours, theirs):
+        np.testing.assert_allclose(mine.logprobs, ref.numpy(), atol=TOL)
 
 
 def test_duplicates_are_scored_once_and_returned_in_order(gpt2) -> None:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from pfcore.analysis.intervals import Z95
 from pfcore.items.schema import AffinityItem, SemanticItem
 from pfcore.models.loading import LoadedModel
 from pfcore.scoring.cached import model_identity
@@ -19,7 +20,6 @@ if TYPE_CHECKING:  # torch loads with the first masked scorer, not with this mod
     from pfcore.scoring.masked import MaskedScorer
 
 Progress = Callable[[int, int], None]
-Z95 = 1.959963984540054
 
 
 def masked_scorer(loaded: LoadedModel) -> MaskedScorer:
