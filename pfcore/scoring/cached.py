@@ -8,7 +8,6 @@ from typing import Protocol
 
 import numpy as np
 
-from pfcore.models.loading import resolve_source
 from pfcore.models.spec import ModelSpec
 from pfcore.scoring.requests import Request, TokenScores
 from pfcore.store.cache import ScoreCache, namespace, request_key
@@ -36,10 +35,9 @@ def weights_fingerprint(source: str) -> str:
     return ";".join(f"{f.name}:{f.stat().st_size}:{int(f.stat().st_mtime)}" for f in files)
 
 
-def model_identity(spec: ModelSpec) -> dict[str, object]:
-    """What identifies a model's numbers: its spec, where it loads from, and its weight files
-    (found without loading the model, so a cached run never needs it)."""
-    source, _ = resolve_source(spec)
+def model_identity(spec: ModelSpec, source: str) -> dict[str, object]:
+    """What identifies a model's numbers: its spec, where it loads (or loaded) from, and its
+    weight files; `resolve_source` gives the source without loading the model."""
     return {"name": spec.name, "revision": spec.revision, "dtype": spec.dtype, "kind": spec.kind,
             "source": source, "weights": weights_fingerprint(source)}
 

@@ -90,7 +90,8 @@ class CausalScorer:
 
     def cache_identity(self) -> dict[str, object]:
         """Model identity plus the settings that change scores (for the score cache)."""
-        return {**model_identity(self.loaded.spec), **scoring_identity("causal", self.settings.bos)}
+        return {**model_identity(self.loaded.spec, self.loaded.source),
+                **scoring_identity("causal", self.settings.bos)}
 
     def display_tokens(self, ids: Sequence[int]) -> tuple[str, ...]:
         """Readable token strings (spaces shown as spaces, not as byte markers), memoised per id."""

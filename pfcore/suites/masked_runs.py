@@ -57,7 +57,7 @@ class PllRequestScorer:
 
     def cache_identity(self) -> dict[str, object]:
         """Model identity plus the PLL metric (for the score cache)."""
-        return {**model_identity(self.loaded.spec), **scoring_identity(self.scoring)}
+        return {**model_identity(self.loaded.spec, self.loaded.source), **scoring_identity(self.scoring)}
 
 
 def pll_scorer(loaded: LoadedModel, scoring: str) -> PllRequestScorer:

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from functools import cached_property
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
@@ -27,6 +28,7 @@ from pfcore.suites import masked_runs, semantic, syntax
 from pfcore.suites.benchmarks import BENCHMARKS, load_benchmark, run_benchmark
 
 Progress = Callable[[int, int], None]
+T = TypeVar("T")
 ITEM_SUITES = ("semantic", "syntax", "affinity")
 
 
@@ -141,6 +143,18 @@ def make_scorer(loaded: LoadedModel, scoring: str, config: RunConfig) -> Request
     return masked_runs.pll_scorer(loaded, scoring)
 
 
+def timed(make: Callable[[], T]) -> tuple[T, float]:
+    """What `make` returns and the seconds it took (the manifest's `load_s`)."""
+    started = time.monotonic()
+    made = make()
+    return made, time.monotonic() - started
+
+
+def score_cache(config: RunConfig) -> ScoreCache | None:
+    """The persistent score cache, or None when the run asked for none."""
+    return ScoreCache() if config.use_cache else None
+
+
 class LazyScorer:
     """A request scorer whose model loads on first use, so a run served wholly from the score
     cache loads neither the model nor torch. Its cache keys equal the loaded scorer's."""
@@ -152,14 +166,18 @@ class LazyScorer:
     @cached_property
     def scorer(self) -> RequestScorer:
         """The real scorer, loading the model now."""
-        started = time.monotonic()
-        scorer = make_scorer(load_model(self.spec), self.scoring, self.config)
-        self.load_s = time.monotonic() - started
+        scorer, self.load_s = timed(lambda: make_scorer(load_model(self.spec), self.scoring, self.config))
         return scorer
 
+    @cached_property
+    def identity(self) -> dict[str, object]:
+        """Model identity and scoring settings, found once without loading the model."""
+        source, _ = resolve_source(self.spec)
+        return {**model_identity(self.spec, source), **scoring_identity(self.scoring, self.config.bos)}
+
     def cache_identity(self) -> dict[str, object]:
-        """Model identity and scoring settings, computed without loading the model."""
-        return {**model_identity(self.spec), **scoring_identity(self.scoring, self.config.bos)}
+        """The score cache's key material (see `identity`)."""
+        return self.identity
 
     def score(self, requests: Sequence[Request], progress: Progress | None = None) -> list[TokenScores]:
         """Score with the real scorer (loading the model the first time)."""
@@ -174,15 +192,12 @@ def score_rows(items: Sequence, spec: ModelSpec, scoring: str, config: RunConfig
                progress: Progress | None) -> tuple[pd.DataFrame, float]:
     """Per-item scores for a suite, and the seconds spent loading the model."""
     if scoring in ("global-affinity", "masked-token"):
-        started = time.monotonic()
-        loaded = load_model(spec)
-        load_s = time.monotonic() - started
+        loaded, load_s = timed(lambda: load_model(spec))
         rows = masked_runs.affinity_rows if scoring == "global-affinity" else masked_runs.masked_token_rows
         return rows(items, loaded, progress), load_s
     module = SUITE_MODULES[config.suite]
     scorer = LazyScorer(spec, scoring, config)
-    cache = ScoreCache() if config.use_cache else None
-    scores = score_cached(scorer, module.requests(items), cache, progress, config.chunk)
+    scores = score_cached(scorer, module.requests(items), score_cache(config), progress, config.chunk)
     return module.row_scores(items, scores, config.reduction), scorer.load_s
 
 
@@ -224,9 +239,8 @@ def _score_and_decide(items, spec: ModelSpec, scoring: str, config: RunConfig,
                       progress: Progress | None) -> tuple[dict[str, pd.DataFrame], float]:
     """Per-item scores, decisions and summary tables, and the seconds spent loading the model."""
     if config.suite in BENCHMARKS:
-        cache = ScoreCache() if config.use_cache else None
         scorer = LazyScorer(spec, scoring, config)
-        scored, summary = run_benchmark(config.suite, items, scorer, cache, progress)
+        scored, summary = run_benchmark(config.suite, items, scorer, score_cache(config), progress)
         return {"rows": scored, "summary": summary}, scorer.load_s
     rows, load_s = score_rows(items, spec, scoring, config, progress)
     module = SUITE_MODULES[config.suite]
