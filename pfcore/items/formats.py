@@ -385,15 +385,15 @@ def _converter(type_name: str, from_text: bool) -> Converter:
         pairs = ([p.split(":") for p in value.split("|")] if value else []) if from_text else value
         return tuple((int(a), int(b)) for a, b in pairs)
 
-    if type_name == "bool":
-        return boolean if from_text else _exactly(bool)
-    if type_name == "int":
-        return int if from_text else _exactly(int)
+    if from_text and type_name in ("bool", "int"):
+        return boolean if type_name == "bool" else int
+    if type_name in JSON_TYPES:
+        return _exactly(JSON_TYPES[type_name])
     if type_name.startswith("tuple[tuple[int, int]"):
         return spans
     if type_name.startswith("tuple[str"):
         return strings
-    return text
+    raise TypeError(f"no reader for field type {type_name}")
 
 
 # ---------------------------------------------------------------- the published TSVs
