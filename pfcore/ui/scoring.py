@@ -23,8 +23,9 @@ def token_table(labels: Sequence[dict[str, object]], scores: Sequence[TokenScore
     """Long per-token table: the label fields, position, token, log-prob (nats), surprisal (bits)."""
     frames = []
     for label, s in zip(labels, scores):
-        frames.append(pd.DataFrame({**{k: [v] * len(s.tokens) for k, v in label.items()},
-                                    "position": np.arange(len(s.tokens)), "token": list(s.tokens),
+        tokens = s.tokens  # decoded on each access: once here
+        frames.append(pd.DataFrame({**{k: [v] * len(tokens) for k, v in label.items()},
+                                    "position": np.arange(len(tokens)), "token": list(tokens),
                                     "logprob": s.logprobs, "surprisal_bits": s.surprisals_bits}))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
