@@ -1,21 +1,16 @@
-"""The Probe page's engine: find a Paired-Focus construction and its foci in one sentence, build
-its "or" control (and, for sentences in the paper's frame, the follow-ups and syntactic
-manipulations the item generators make for it), and score them with any request scorer."""
+"""Reading one sentence: find a Paired-Focus construction and its foci, build its "or" control and,
+for sentences in the paper's frame, the follow-ups and syntactic manipulations the item generators
+make for it."""
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-import pandas as pd
-
 from pfcore.errors import InputError
 from pfcore.items.generate import generate_semantic, generate_syntax
 from pfcore.items.lexicon import Lexicon, Pronoun, load_lexicon
 from pfcore.items.schema import SYNTAX_CONTROL, SyntaxItem
-from pfcore.scoring.cached import RequestScorer, score_cached
-from pfcore.scoring.requests import Reduction, Request, TokenScores
-from pfcore.store.cache import ScoreCache
 from pfcore.suites import semantic, syntax
 
 MAX_CHARS = 500
@@ -35,9 +30,6 @@ DETERMINERS = frozenset("a an the this that these those my your his her its our 
 BOUNDARY = frozenset("i you he she it we they can could will would shall should may might must "
                      "do does did is are was were be been am have has had cannot not never even "
                      "also only just".split())
-CONTEXTS = ("construction", "control")
-FOLLOWUPS = ("entailed", "contradicted")
-UNITS = {"sum": "nats", "mean": "nats per token"}
 
 
 @dataclass(frozen=True)
@@ -112,24 +104,6 @@ class Probe:
             raise InputError(f"unknown construction {name!r}; choose one of {', '.join(self.choices)}")
         return analyze_sentence(self.sentence_with(self.choices[name]), self.lexicon)
 
-
-@dataclass(frozen=True, eq=False)
-class ProbeResult:
-    """Scores of one probe: the log-odds shift of entailed over contradicted follow-up under the
-    construction and under "or", their difference (`effect`), and per-token tables."""
-
-    probe: Probe
-    entailed: str
-    contradicted: str
-    reduction: Reduction
-    logprobs: pd.DataFrame  # context, followup, logprob
-    shift_construction: float
-    shift_control: float
-    effect: float
-    correct: bool
-    verdict: str
-    tokens: pd.DataFrame  # one row per token of the six scored texts (see the README, "Probe one sentence")
-    moved_most: pd.DataFrame  # followup, position, token, surprisal under each context, change_bits
 
 
 @lru_cache(maxsize=1)
@@ -281,99 +255,3 @@ def _found_message(probe: Probe) -> str:
                        "(the paper's frame, e.g. '" + FRAME_EXAMPLE + "', gets them proposed).")
     order = "" if probe.frame.aligned else " (the harder task first: the paper's misaligned order)"
     return text + f" It fits the paper's frame{order}; follow-ups and manipulations are proposed."
-
-
-def score_probe(scorer: RequestScorer, probe: Probe, entailed: str, contradicted: str,
-                cache: ScoreCache | None = None, reduction: Reduction = "sum",
-                top_k: int = 5) -> ProbeResult:
-    """Score both follow-ups after the construction and after "or" (and both sentences alone):
-    the log-odds shift of each, the construction's effect over "or", and per-token tables."""
-    if probe.construction is None:
-        raise InputError(probe.message)
-    if reduction not in UNITS:
-        raise InputError(f"unknown reduction {reduction!r}; use sum or mean")
-    entailed = clean_text(entailed, "an entailed follow-up")
-    contradicted = clean_text(contradicted, "a contradicted follow-up")
-    if entailed == contradicted:
-        raise InputError("the entailed and the contradicted follow-up are the same; make them differ")
-    contexts = dict(zip(CONTEXTS, (probe.text, probe.control)))
-    followups = dict(zip(FOLLOWUPS, (entailed, contradicted)))
-    pairs = [(c, f) for c in CONTEXTS for f in FOLLOWUPS]
-    requests = [Request(contexts[c], followups[f]) for c, f in pairs]
-    requests += [Request("", contexts[c]) for c in CONTEXTS]
-    scores = score_cached(scorer, requests, cache)
-    logp = {pair: s.reduce(reduction) for pair, s in zip(pairs, scores)}
-    shift = {c: logp[(c, "entailed")] - logp[(c, "contradicted")] for c in CONTEXTS}
-    effect = shift["construction"] - shift["control"]
-    rows = [_token_rows(f"{f} | {c}", c, f, followups[f], s, ()) for (c, f), s in zip(pairs, scores)]
-    rows += [_token_rows(c, c, "sentence", contexts[c], s, _unscored_lead(scorer, contexts[c], s))
-             for c, s in zip(CONTEXTS, scores[len(pairs):])]
-    tokens = pd.DataFrame([r for part in rows for r in part])
-    moved = _moved_most(tokens, top_k)
-    marked = set(zip(moved["followup"], moved["position"]))
-    tokens["moved"] = [key in marked for key in zip(tokens["part"], tokens["position"])]
-    return ProbeResult(
-        probe, entailed, contradicted, reduction,
-        pd.DataFrame([{"context": c, "followup": f, "logprob": logp[(c, f)]} for c, f in pairs]),
-        shift["construction"], shift["control"], effect, effect > 0,
-        _verdict(probe, shift, UNITS[reduction]), tokens, moved)
-
-
-def _unscored_lead(scorer: RequestScorer, text: str, scores: TokenScores) -> tuple[str, ...]:
-    """The sentence's leading tokens that the scorer leaves unscored (the first one, without BOS)."""
-    ids = scorer.loaded.tokenizer(text, add_special_tokens=False)["input_ids"]
-    return scorer.display_tokens(ids[:max(0, len(ids) - len(scores.token_ids))])
-
-
-def _token_rows(label: str, context: str, part: str, text: str, scores: TokenScores,
-                lead: tuple[str, ...]) -> list[dict[str, object]]:
-    """Per-token rows of one scored text; unscored leading tokens get NaN and scored=False."""
-    unscored = [(t, False, float("nan"), float("nan")) for t in lead]
-    scored = [(t, True, float(lp), float(b))
-              for t, lp, b in zip(scores.tokens, scores.logprobs, scores.surprisals_bits)]
-    return [{"sentence": label, "context": context, "part": part, "text": text, "position": i,
-             "token": t, "scored": ok, "logprob": lp, "surprisal_bits": bits}
-            for i, (t, ok, lp, bits) in enumerate(unscored + scored)]
-
-
-def _moved_most(tokens: pd.DataFrame, top_k: int) -> pd.DataFrame:
-    """The follow-up tokens whose surprisal changes most from "or" to the construction (bits;
-    negative: the construction makes the token less surprising)."""
-    followups = tokens[tokens["part"].isin(FOLLOWUPS)]
-    by = {c: followups[followups["context"] == c] for c in CONTEXTS}
-    both = by["construction"].merge(by["control"], on=["part", "position", "token"],
-                                    suffixes=("_construction", "_control"))
-    both["change_bits"] = both["surprisal_bits_construction"] - both["surprisal_bits_control"]
-    top = both.loc[both["change_bits"].abs().sort_values(ascending=False, kind="stable").index[:top_k]]
-    return top.rename(columns={"part": "followup"})[
-        ["followup", "position", "token", "surprisal_bits_construction", "surprisal_bits_control",
-         "change_bits"]].reset_index(drop=True)
-
-
-def _verdict(probe: Probe, shift: dict[str, float], unit: str) -> str:
-    """The plain-language verdict: the effect, then both log-odds shifts."""
-    cxn, ctl = probe.connective, probe.lexicon.semantic_control
-    effect = shift["construction"] - shift["control"]
-    shifts = (f" (log-odds of entailed over contradicted: {shift['construction']:+.3g} after "
-              f"'{cxn}', {shift['control']:+.3g} after '{ctl}').")
-    if effect > 0:
-        return (f"'{cxn}' moves the model toward the entailed follow-up by {effect:.3g} {unit} "
-                f"more than '{ctl}' does" + shifts)
-    return (f"'{cxn}' does not move the model toward the entailed follow-up more than '{ctl}' "
-            f"does: {-effect:.3g} {unit} less" + shifts)
-
-
-def score_manipulations(scorer: RequestScorer, probe: Probe, cache: ScoreCache | None = None,
-                        reduction: Reduction = "mean") -> pd.DataFrame:
-    """Per manipulation, the surprisal rise over the base sentence with the construction and with
-    "and" (mean log-prob per token, as the syntactic suite), and whether the construction's is larger."""
-    if not probe.fits_frame:
-        raise InputError("manipulations need a sentence in the paper's frame, e.g. "
-                         f"'{FRAME_EXAMPLE}'")
-    items = list(probe.syntax_items)
-    rows = syntax.row_scores(items, score_cached(scorer, syntax.requests(items), cache), reduction)
-    dec = syntax.decisions(rows).set_index("manipulation")
-    return pd.DataFrame([{"manipulation": m.name, "kind": m.kind, "sentence": m.sentence,
-                          "sentence_and": m.control, "rise_construction": dec.at[m.name, "rise"],
-                          "rise_and": dec.at[m.name, "rise_and"], "correct": bool(dec.at[m.name, "correct"])}
-                         for m in probe.manipulations])
