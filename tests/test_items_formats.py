@@ -9,9 +9,17 @@ from pathlib import Path
 import pytest
 
 from pfcore.errors import InputError
-from pfcore.items import (check_items, default_item_path, default_items, generate_affinity,
-                          generate_semantic, generate_syntax, read_item_file,
-                          read_items, write_items)
+from pfcore.items import (
+    check_items,
+    default_item_path,
+    default_items,
+    generate_affinity,
+    generate_semantic,
+    generate_syntax,
+    read_item_file,
+    read_items,
+    write_items,
+)
 from pfcore.items.card import card_paths
 from pfcore.items.cli import register
 from pfcore.items.lexicon import Lexicon

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pfcore.items import (CONSTRUCTIONS, SemanticItem, generate_semantic,
-                          read_items, write_items)
+from pfcore.items import CONSTRUCTIONS, SemanticItem, generate_semantic, read_items, write_items
 from pfcore.items.bases import known_words, sentence_words
 from pfcore.items.lexicon import Lexicon
 

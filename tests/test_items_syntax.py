@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pfcore.items import (CONSTRUCTIONS, MANIPULATIONS, SyntaxItem, generate_affinity,
-                          generate_syntax)
+from pfcore.items import CONSTRUCTIONS, MANIPULATIONS, SyntaxItem, generate_affinity, generate_syntax
 from pfcore.items.bases import Base
 from pfcore.items.formats import TO_PAPER_MANIPULATION
 from pfcore.items.generate import manipulations

@@ -13,8 +13,7 @@ from pfcore.items.defaults import default_item_path, default_items
 from pfcore.items.formats import FORMATS, ItemFile, read_item_file, read_items, write_items
 from pfcore.items.generate import generate_affinity, generate_semantic, generate_syntax
 from pfcore.items.lexicon import Lexicon, load_lexicon
-from pfcore.items.schema import (CONSTRUCTIONS, FILLS, MANIPULATIONS, MASK, AffinityItem,
-                                 SemanticItem, SyntaxItem)
+from pfcore.items.schema import CONSTRUCTIONS, FILLS, MANIPULATIONS, MASK, AffinityItem, SemanticItem, SyntaxItem
 
 __all__ = [
     "CONSTRUCTIONS", "FILLS", "FORMATS", "MANIPULATIONS", "MASK", "AffinityItem", "ItemFile",

@@ -9,8 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pfcore.items.formats import (PAPER_MANIPULATIONS, parse_item_file, render_items,
-                                  write_text_atomic)
+from pfcore.items.formats import PAPER_MANIPULATIONS, parse_item_file, render_items, write_text_atomic
 from pfcore.items.generate import GENERATORS
 from pfcore.items.lexicon import Lexicon
 from pfcore.items.schema import MANIPULATIONS, SYNTAX_CONTROL, Item, SemanticItem, SyntaxItem
@@ -66,8 +65,8 @@ def build_card(items: Sequence[Item], lexicon: Lexicon, constructions: Sequence[
                                        if lexicon.paper.frames else None),
     }
     if kind == "semantic":
-        data["blocks"] = dict(Counter(i.construction for i in items if i.is_construction
-                                      and i.context_order == "aligned"
+        data["blocks"] = dict(Counter(i.construction for i in items if isinstance(i, SemanticItem)
+                                      and i.is_construction and i.context_order == "aligned"
                                       and i.followup_order == "same"))
     if reference is not None and paper:
         data["reference_check"] = reference_check(kind, paper, lexicon, reference, items)
@@ -97,7 +96,7 @@ def _match_key(item: Item, canon: Any) -> tuple[Any, ...]:
 
 def _block_key(item: Item, canon: Any) -> dict[str, Any]:
     """The block (semantic, affinity) or base (syntax) an item belongs to."""
-    key = {} if isinstance(item, SyntaxItem) else {"construction": item.construction}
+    key: dict[str, Any] = {} if isinstance(item, SyntaxItem) else {"construction": item.construction}
     key |= {"frame": item.frame, "weak_adj": canon(item.weak_adj),
             "strong_adj": canon(item.strong_adj), "pronoun": item.pronoun, "modal": item.modal,
             "repeat": item.repeat}
@@ -160,7 +159,8 @@ def reference_check(kind: str, paper: Sequence[Item], lexicon: Lexicon, referenc
                           **differences(archived.items, ours, lexicon)}
         del out["archive"]["added"]
         out["archive"]["not_in_archive"] = dict(Counter(
-            f"{i.manipulation} / {i.modal}" for i in _unmatched(ours, archived.items, lexicon)))
+            f"{i.manipulation} / {i.modal}" for i in _unmatched(ours, archived.items, lexicon)
+            if isinstance(i, SyntaxItem)))
     return out
 
 
@@ -193,14 +193,14 @@ def _examples(items: Sequence[Item]) -> list[str]:
     """A worked example of the kind: one block, one base's manipulations, or one affinity item."""
     first = items[0]
     if isinstance(first, SemanticItem):
-        block = [i for i in items if i.block_id == first.block_id]
+        block = [i for i in items if isinstance(i, SemanticItem) and i.block_id == first.block_id]
         return ["One block (8 rows; each row is scored with the blank = " +
                 " / ".join(first.fills) + "):", "",
                 _table(["connective", "context order", "follow-up order", "sentence"],
                        [(i.connective, i.context_order, i.followup_order, i.sentence)
                         for i in block]), ""]
     if isinstance(first, SyntaxItem):
-        base = [i for i in items if i.base_id == first.base_id]
+        base = [i for i in items if isinstance(i, SyntaxItem) and i.base_id == first.base_id]
         rows = []
         for manipulation in MANIPULATIONS:
             pair = [i.sentence for i in base if i.manipulation == manipulation

@@ -5,32 +5,62 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from pfcore.items.bases import Base, known_words, sentence_words
-from pfcore.items.formats import ItemFile, parse_item_file
+from pfcore.items.formats import ItemFile, parse_item_file, problems_error
 from pfcore.items.generate import manipulations
 from pfcore.items.lexicon import Frame, Lexicon, Modal, Pronoun, load_lexicon
-from pfcore.items.schema import (CONTEXT_ORDERS, FOLLOWUP_ORDERS, MANIPULATIONS, MASK,
-                                 SYNTAX_CONTROL, AffinityItem, Item, SemanticItem, SyntaxItem,
-                                 computed_ids)
+from pfcore.items.schema import (
+    CONTEXT_ORDERS,
+    FOLLOWUP_ORDERS,
+    MANIPULATIONS,
+    MASK,
+    SYNTAX_CONTROL,
+    AffinityItem,
+    Item,
+    SemanticItem,
+    SyntaxItem,
+    computed_ids,
+)
 
 SHOWN_LINES = 5
 
 
 @dataclass(frozen=True)
 class Finding:
-    """One problem on one line; findings with the same `what` are reported together."""
+    """One problem on one line; findings with the same `what` are reported together. A finding
+    that is not `fatal` (a spelling outside the lexicon, a repeated block, content the lexicon
+    would word differently) leaves the items well-formed: `run` accepts them, `items check` lists it."""
 
     line: int
     what: str
     detail: str = ""
+    fatal: bool = True
 
 
 def check_items(path: str | Path, lexicon: Lexicon | None = None) -> list[str]:
     """Every problem of an item file, one message each ("file:line: problem"); [] when clean."""
+    return _checked(path, lexicon)[1]
+
+
+def checked_items(path: str | Path, lexicon: Lexicon | None = None) -> list[Item]:
+    """The items of a file without fatal problems, else one InputError listing them: what the
+    check rejects as malformed (duplicate ids, follow-ups without the blank) is not run either."""
+    parsed, problems = _checked(path, lexicon, fatal_only=True)
+    if problems:
+        raise problems_error(f"{path} fails the item check (`python -m pfcore items check` "
+                             "lists every problem)", problems)
+    return parsed.items
+
+
+def _checked(path: str | Path, lexicon: Lexicon | None, fatal_only: bool = False) -> tuple[ItemFile, list[str]]:
+    """What a file holds and its problems (reading, then the items' own checks; only the fatal
+    ones when asked)."""
     lexicon = lexicon or load_lexicon()
     parsed, problems = parse_item_file(path, lexicon)
-    return problems + _render(str(path), find_problems(parsed, lexicon))
+    findings = [f for f in find_problems(parsed, lexicon) if f.fatal or not fatal_only]
+    return parsed, problems + _render(str(path), findings)
 
 
 def find_problems(parsed: ItemFile, lexicon: Lexicon) -> list[Finding]:
@@ -50,10 +80,10 @@ def find_problems(parsed: ItemFile, lexicon: Lexicon) -> list[Finding]:
                                         f"found {getattr(item, name)}, expected {expected}"))
         if item.repeat:
             findings.append(Finding(line, "repeats an earlier block (duplicate content)",
-                                    f"repeat {item.repeat}"))
+                                    f"repeat {item.repeat}", fatal=False))
         words = {w for text in _texts(item) for w in sentence_words(text)}
         for word in sorted(w for w in words if w.lower() not in vocabulary):
-            findings.append(Finding(line, f"unknown word {word!r} (not in the lexicon)"))
+            findings.append(Finding(line, f"unknown word {word!r} (not in the lexicon)", fatal=False))
         findings += KIND_CHECKS[item.KIND](item, line, lexicon, lookup)
     findings += _group_checks(parsed)
     return findings
@@ -76,22 +106,22 @@ class _Lookup:
     def base(self, item: SemanticItem | SyntaxItem | AffinityItem, line: int,
              findings: list[Finding]) -> Base | None:
         """The base the item claims to come from, or None with findings when the lexicon lacks it."""
-        parts = {"frame": self.frames.get(item.frame), "pronoun": self.pronouns.get(item.pronoun),
-                 "modal": self.modals.get(item.modal)}
-        for name, found in parts.items():
+        frame = self.frames.get(item.frame)
+        pronoun = self.pronouns.get(item.pronoun)
+        modal = self.modals.get(item.modal)
+        for name, found in (("frame", frame), ("pronoun", pronoun), ("modal", modal)):
             if found is None:
-                findings.append(Finding(line, f"{name} {getattr(item, name)!r} is not in the lexicon"))
-        if None in parts.values():
+                findings.append(Finding(line, f"{name} {getattr(item, name)!r} is not in the lexicon", fatal=False))
+        if frame is None or pronoun is None or modal is None:
             return None
-        return Base(parts["frame"], parts["pronoun"], parts["modal"], item.weak_adj,
-                    item.strong_adj, item.repeat)
+        return Base(frame, pronoun, modal, item.weak_adj, item.strong_adj, item.repeat)
 
 
 def _expect(findings: list[Finding], line: int, what: str, found: str, expected: str) -> None:
     """A finding when a text differs from what the lexicon generates."""
     if found != expected:
         findings.append(Finding(line, f"{what} differs from what the lexicon generates",
-                                f"found {found!r}, expected {expected!r}"))
+                                f"found {found!r}, expected {expected!r}", fatal=False))
 
 
 def _check_semantic(item: SemanticItem, line: int, lexicon: Lexicon, lookup: _Lookup) -> list[Finding]:
@@ -167,29 +197,42 @@ KIND_CHECKS: dict[str, Callable[..., list[Finding]]] = {
 def _group_checks(parsed: ItemFile) -> list[Finding]:
     """Completeness: each semantic block has its 8 rows; each syntactic base has every manipulation
     for every connective the file uses."""
-    findings = []
-    groups: dict[str, list[tuple[int, Item]]] = defaultdict(list)
     if parsed.kind == "semantic":
-        for item, line in zip(parsed.items, parsed.lines):
-            groups[item.block_id].append((line, item))
-        full = {(c, o, f) for c in (True, False) for o in CONTEXT_ORDERS for f in FOLLOWUP_ORDERS}
-        for block_id, rows in groups.items():
-            cells = [(i.is_construction, i.context_order, i.followup_order) for _, i in rows]
-            if sorted(cells) != sorted(full):
-                missing = sorted(full - set(cells))
-                findings.append(Finding(rows[0][0], "incomplete block (a block has 8 rows: "
-                                        "construction/or x context order x follow-up order)",
-                                        f"block {block_id}: {len(rows)} rows, missing {missing}"))
-    elif parsed.kind == "syntax":
-        connectives = sorted({i.connective for i in parsed.items})
-        for item, line in zip(parsed.items, parsed.lines):
-            groups[item.base_id].append((line, item))
-        for rows in groups.values():
-            present = {(i.connective, i.manipulation) for _, i in rows}
-            missing = [m for m in MANIPULATIONS if any((c, m) not in present for c in connectives)]
-            if missing:
-                findings.append(Finding(rows[0][0], "base sentence lacks manipulations",
-                                        ", ".join(missing)))
+        return _block_checks(cast(list[SemanticItem], parsed.items), parsed.lines)
+    if parsed.kind == "syntax":
+        return _base_checks(cast(list[SyntaxItem], parsed.items), parsed.lines)
+    return []
+
+
+def _block_checks(items: list[SemanticItem], lines: list[int]) -> list[Finding]:
+    """A finding for each semantic block that lacks some of its 8 rows."""
+    findings = []
+    blocks: dict[str, list[tuple[int, SemanticItem]]] = defaultdict(list)
+    for item, line in zip(items, lines):
+        blocks[item.block_id].append((line, item))
+    full = {(c, o, f) for c in (True, False) for o in CONTEXT_ORDERS for f in FOLLOWUP_ORDERS}
+    for block_id, rows in blocks.items():
+        cells = [(i.is_construction, i.context_order, i.followup_order) for _, i in rows]
+        if sorted(cells) != sorted(full):
+            missing = sorted(full - set(cells))
+            findings.append(Finding(rows[0][0], "incomplete block (a block has 8 rows: "
+                                    "construction/or x context order x follow-up order)",
+                                    f"block {block_id}: {len(rows)} rows, missing {missing}"))
+    return findings
+
+
+def _base_checks(items: list[SyntaxItem], lines: list[int]) -> list[Finding]:
+    """A finding for each syntactic base that lacks a manipulation for a connective the file uses."""
+    findings = []
+    connectives = sorted({i.connective for i in items})
+    bases: dict[str, list[tuple[int, SyntaxItem]]] = defaultdict(list)
+    for item, line in zip(items, lines):
+        bases[item.base_id].append((line, item))
+    for rows in bases.values():
+        present = {(i.connective, i.manipulation) for _, i in rows}
+        missing = [m for m in MANIPULATIONS if any((c, m) not in present for c in connectives)]
+        if missing:
+            findings.append(Finding(rows[0][0], "base sentence lacks manipulations", ", ".join(missing)))
     return findings
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from pfcore.errors import InputError
@@ -20,7 +20,7 @@ def default_item_path(kind: str) -> Path:
     return DEFAULT_ITEMS_DIR / f"{kind}.jsonl.gz"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _load(kind: str) -> tuple[Item, ...]:
     """All shipped items of a kind, read once per process."""
     path = default_item_path(kind)

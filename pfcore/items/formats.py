@@ -11,19 +11,20 @@ import io
 import json
 import os
 import re
+import reprlib
 import tempfile
+import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from itertools import chain
 from dataclasses import dataclass, field, fields
+from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pfcore.errors import InputError
 from pfcore.items.generate import PAPER_MANIPULATIONS
 from pfcore.items.lexicon import Lexicon, frame_name, load_lexicon
-from pfcore.items.schema import (FILLS, ITEM_TYPES, SYNTAX_CONTROL, Item, SemanticItem,
-                                 SyntaxItem, build, field_names)
+from pfcore.items.schema import FILLS, ITEM_TYPES, SYNTAX_CONTROL, Item, SemanticItem, SyntaxItem, build, field_names
 
 FORMATS = ("paper-tsv", "csv", "jsonl")
 PAPER_SEMANTIC_COLUMNS = ["Swapped_Condition", "Swapped_Stimulus", "Let-Alone", "Sentence",
@@ -32,6 +33,9 @@ PAPER_SYNTAX_COLUMNS = ["Cxn", *PAPER_SEMANTIC_COLUMNS, "manipulation"]
 PAPER_SYNTAX_OPTIONAL = ["old_index"]  # the archive's row number in the authors' first pass
 META_KEY = "pfcore_items"
 MAX_REPORTED = 20
+MAX_TEXT_BYTES = 256 * 2**20  # an item file's text, decompressed (the shipped ones hold under 40 MiB)
+GZIP_MAGIC = b"\x1f\x8b"
+CONVERSION_ERRORS = (ValueError, TypeError, OverflowError)  # a value that is not of a field's type
 TO_PAPER_MANIPULATION = {ours: paper for paper, ours in PAPER_MANIPULATIONS.items()}
 
 
@@ -115,6 +119,15 @@ def write_text_atomic(path: Path, text: str) -> None:
         with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0, compresslevel=9) as gz:
             gz.write(data)
         data = buffer.getvalue()
+    try:
+        _replace(path, data)
+    except OSError as exc:
+        reason = "its folder is a file" if isinstance(exc, FileExistsError) else exc.strerror
+        raise InputError(f"cannot write {path}: {reason or exc}") from exc
+
+
+def _replace(path: Path, data: bytes) -> None:
+    """Put data at path (creating its folder) through a temporary file removed on failure."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -153,16 +166,16 @@ def _paper_text(items: Sequence[Item], kind: str) -> str:
             raise InputError("a paper TSV holds one construction; choose one with --construction "
                              "or write csv/jsonl")
         writer.writerow(PAPER_SEMANTIC_COLUMNS)
-        for it in items:
+        for it in cast(Sequence[SemanticItem], items):
             writer.writerow([int(it.context_order == "misaligned"),
                              int(it.followup_order == "reversed"), int(it.is_construction),
                              it.sentence, it.verb, it.noun, it.pronoun, it.modal])
     elif kind == "syntax":
         writer.writerow(PAPER_SYNTAX_COLUMNS)
-        for it in items:
-            writer.writerow([it.connective, int(it.context_order == "misaligned"), 0, 1,
-                             it.sentence, it.verb, it.noun, it.pronoun, it.modal,
-                             TO_PAPER_MANIPULATION[it.manipulation]])
+        for row in cast(Sequence[SyntaxItem], items):
+            writer.writerow([row.connective, int(row.context_order == "misaligned"), 0, 1,
+                             row.sentence, row.verb, row.noun, row.pronoun, row.modal,
+                             TO_PAPER_MANIPULATION[row.manipulation]])
     else:
         raise InputError(f"{kind} items have no published TSV layout; write csv or jsonl")
     return out.getvalue()
@@ -179,24 +192,24 @@ def read_item_file(path: str | Path, lexicon: Lexicon | None = None) -> ItemFile
     """The whole item file; InputError naming file, line and problem when it cannot be read."""
     parsed, problems = parse_item_file(path, lexicon)
     if problems:
-        more = f"\n... and {len(problems) - MAX_REPORTED} more" if len(problems) > MAX_REPORTED else ""
-        raise InputError("cannot read the item file:\n" + "\n".join(problems[:MAX_REPORTED]) + more)
+        raise problems_error("cannot read the item file", problems)
     return parsed
+
+
+def problems_error(title: str, problems: Sequence[str]) -> InputError:
+    """One InputError: the title, then at most MAX_REPORTED problems and how many more."""
+    more = f"\n... and {len(problems) - MAX_REPORTED} more" if len(problems) > MAX_REPORTED else ""
+    return InputError(f"{title}:\n" + "\n".join(problems[:MAX_REPORTED]) + more)
 
 
 def parse_item_file(path: str | Path, lexicon: Lexicon | None = None) -> tuple[ItemFile, list[str]]:
     """The items that could be read, and a problem for each line that could not."""
     path = Path(path)
     problems = _Problems(path)
-    try:
-        raw = path.read_bytes()
-        if raw[:2] == b"\x1f\x8b":
-            raw = gzip.decompress(raw)
-        text = raw.decode("utf-8")
-    except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError) as exc:
-        problems.add(1, f"cannot read the file ({exc})")
+    text = _read_text(path, problems)
+    if text is None:
         return ItemFile(str(path), "", ""), problems
-    first = text.split("\n", 1)[0]
+    first = text.partition("\n")[0]
     if not text.strip():
         problems.add(1, "the file is empty")
         parsed = ItemFile(str(path), "", "")
@@ -209,15 +222,77 @@ def parse_item_file(path: str | Path, lexicon: Lexicon | None = None) -> tuple[I
     return parsed, problems
 
 
+def _read_text(path: Path, problems: _Problems) -> str | None:
+    """The file's text, or None and a problem: unreadable, broken gzip, over the cap, not UTF-8."""
+    try:
+        raw = _capped_bytes(path)
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        problems.add(1, f"cannot read the file (broken gzip data: {exc})")
+        return None
+    except OSError as exc:
+        problems.add(1, f"cannot read the file ({exc.strerror or exc})")
+        return None
+    if len(raw) > MAX_TEXT_BYTES:
+        problems.add(1, f"the file holds more than {MAX_TEXT_BYTES / 2**20:g} MiB of text; "
+                        "split it into smaller files")
+        return None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        problems.add(raw.count(b"\n", 0, exc.start) + 1, f"not UTF-8 text ({exc.reason})")
+        return None
+
+
+def _capped_bytes(path: Path) -> bytes:
+    """The file's bytes, decompressed when gzipped, read as a stream that stops one byte past
+    MAX_TEXT_BYTES (so that a gzip bomb costs no more memory than the cap)."""
+    with path.open("rb") as handle:
+        if handle.peek(len(GZIP_MAGIC)).startswith(GZIP_MAGIC):
+            with gzip.GzipFile(fileobj=handle) as unzipped:
+                return unzipped.read(MAX_TEXT_BYTES + 1)
+        return handle.read(MAX_TEXT_BYTES + 1)
+
+
+def _parse_json(line: str) -> tuple[Any, str]:
+    """A line's JSON value and "", or None and why it cannot be used: not JSON (nesting or a
+    number Python cannot hold included), or text with an unpaired surrogate, which no file
+    or hash can encode."""
+    try:
+        value = json.loads(line)
+    except (ValueError, RecursionError) as exc:
+        return None, f"not valid JSON ({getattr(exc, 'msg', exc)})"
+    if "\\" in line and not _encodable(value):
+        return None, "text holds an unpaired surrogate"
+    return value, ""
+
+
+def _encodable(value: Any) -> bool:
+    """Whether a JSON value's text encodes as UTF-8 (half a surrogate pair, escaped, does not)."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = 80
+_REPR.maxlist = 40
+
+
+def _shown(value: Any) -> str:
+    """A value's repr, shortened so that a huge cell cannot flood a problem message."""
+    return _REPR.repr(value)
+
+
 def _meta_line(line: str, lineno: int, problems: _Problems) -> dict[str, Any]:
     """The metadata object of a first line, or {} and a problem."""
-    try:
-        meta = json.loads(line)[META_KEY]
-        if isinstance(meta, dict):
-            return meta
-    except (json.JSONDecodeError, KeyError, TypeError):
-        pass
-    problems.add(lineno, f"expected the metadata line {{\"{META_KEY}\": {{...}}}}")
+    value, why = _parse_json(line)
+    meta = value.get(META_KEY) if isinstance(value, dict) else None
+    if isinstance(meta, dict):
+        return meta
+    problems.add(lineno, f"expected the metadata line {{\"{META_KEY}\": {{...}}}}"
+                         + (f": {why}" if why else ""))
     return {}
 
 
@@ -225,18 +300,19 @@ def _kind_of(meta: dict[str, Any], columns: Sequence[str], lineno: int,
              problems: _Problems) -> str:
     """The item kind named in the metadata or, failing that, the one whose columns these are."""
     kind = meta.get("kind")
-    if kind in ITEM_TYPES:
+    if isinstance(kind, str) and kind in ITEM_TYPES:
         return kind
     for name in ITEM_TYPES:
         if set(columns) == set(field_names(name)):
             return name
-    problems.add(lineno, f"unknown item kind {kind!r} and columns {list(columns)} match no kind")
+    problems.add(lineno, f"unknown item kind {_shown(kind)} and columns {_shown(list(columns))} "
+                         "match no kind")
     return ""
 
 
 def _read_jsonl(path: Path, text: str, problems: _Problems) -> ItemFile:
     """Our JSONL: a metadata line, then one JSON object per item."""
-    lines = text.splitlines()
+    lines = text.split("\n")
     has_meta = META_KEY in lines[0]
     meta = _meta_line(lines[0], 1, problems) if has_meta else {}
     body = list(enumerate(lines[1:] if has_meta else lines, start=2 if has_meta else 1))
@@ -244,10 +320,9 @@ def _read_jsonl(path: Path, text: str, problems: _Problems) -> ItemFile:
     for lineno, line in body:
         if not line.strip():
             continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.add(lineno, f"not valid JSON ({exc.msg})")
+        record, why = _parse_json(line)
+        if why:
+            problems.add(lineno, why)
             continue
         if not isinstance(record, dict):
             problems.add(lineno, "expected a JSON object")
@@ -299,25 +374,42 @@ def _all_at_once(kind: str, records: list[dict[str, Any]]) -> list[Item] | None:
 
 def _read_csv(path: Path, text: str, problems: _Problems) -> ItemFile:
     """Our CSV: an optional "# {metadata}" line, a header of field names, one row per item."""
-    lines = text.splitlines(keepends=True)
-    meta, start = {}, 1
-    if lines[0].startswith("#"):
-        meta, start = _meta_line(lines[0][1:].strip(), 1, problems), 2
-    reader = csv.reader(io.StringIO("".join(lines[start - 1:])))
-    header = next(reader, [])
+    first, _, rest = text.partition("\n")
+    meta, start, body = {}, 1, text
+    if first.startswith("#"):
+        meta, start, body = _meta_line(first[1:].strip(), 1, problems), 2, rest
+    rows = _csv_rows(body, start, problems, ",")
+    header = next(rows, (start, []))[1]
     kind = _kind_of(meta, header, start, problems)
     out = ItemFile(str(path), kind, "csv", meta=meta)
     if not kind:
         return out
     converters = _converters(kind, from_text=True)
-    for offset, row in enumerate(reader, start=start + 1):
+    for lineno, row in rows:
         if not row:
             continue
         if len(row) != len(header):
-            problems.add(offset, f"expected {len(header)} cells, found {len(row)}")
+            problems.add(lineno, f"expected {len(header)} cells, found {len(row)}")
             continue
-        _add(out, offset, dict(zip(header, row)), problems, converters)
+        _add(out, lineno, dict(zip(header, row)), problems, converters)
     return out
+
+
+def _csv_rows(text: str, first_line: int, problems: _Problems,
+              delimiter: str) -> Iterator[tuple[int, list[str]]]:
+    """Each row of CSV text with the line it starts on; a row the csv module refuses (a cell over
+    its size limit, a stray carriage return) is a problem on its line, and reading goes on."""
+    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    while True:
+        lineno = first_line + reader.line_num
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            problems.add(lineno, f"cannot read the row ({exc})")
+            continue
+        yield lineno, row
 
 
 Converter = Callable[[Any], Any]
@@ -330,15 +422,15 @@ def _add(out: ItemFile, lineno: int, record: dict[str, Any], problems: _Problems
     if record.keys() != set(names):
         missing = [n for n in names if n not in record]
         extra = [k for k in record if k not in names]
-        problems.add(lineno, "; ".join(filter(None, [
-            missing and f"missing fields {', '.join(missing)}",
-            extra and f"unknown fields {', '.join(extra)}"])))
+        parts = [f"missing fields {', '.join(missing)}"] if missing else []
+        parts += [f"unknown fields {', '.join(extra)}"] if extra else []
+        problems.add(lineno, "; ".join(parts))
         return
     try:
         values = {name: convert(record[name]) for name, _, convert in converters}
-    except (ValueError, TypeError):
+    except CONVERSION_ERRORS:
         name, type_name = next((n, t) for n, t, c in converters if not _converts(c, record[n]))
-        problems.add(lineno, f"field {name}: cannot read {record[name]!r} as {type_name}")
+        problems.add(lineno, f"field {name}: cannot read {_shown(record[name])} as {type_name}")
         return
     out.items.append(ITEM_TYPES[out.kind](**values))
     out.lines.append(lineno)
@@ -348,7 +440,7 @@ def _converts(convert: Converter, value: Any) -> bool:
     """Whether a converter accepts a value (to name the field that failed)."""
     try:
         convert(value)
-    except (ValueError, TypeError):
+    except CONVERSION_ERRORS:
         return False
     return True
 
@@ -400,21 +492,22 @@ def _converter(type_name: str, from_text: bool) -> Converter:
 
 def _read_paper(path: Path, text: str, lexicon: Lexicon, problems: _Problems) -> ItemFile:
     """A published TSV: the semantic layout (8 columns) or the syntactic one (Cxn ... manipulation)."""
-    rows = list(csv.reader(io.StringIO(text), delimiter="\t"))
-    header = rows[0]
+    rows = list(_csv_rows(text, 1, problems, "\t"))
+    header = rows[0][1] if rows else []
     if header == PAPER_SEMANTIC_COLUMNS:
         return _read_paper_semantic(path, rows[1:], lexicon, problems)
     if header[:len(PAPER_SYNTAX_COLUMNS)] == PAPER_SYNTAX_COLUMNS and \
             header[len(PAPER_SYNTAX_COLUMNS):] in ([], PAPER_SYNTAX_OPTIONAL):
         return _read_paper_syntax(path, rows[1:], lexicon, problems)
-    problems.add(1, f"unknown TSV header {header}; expected {PAPER_SEMANTIC_COLUMNS} "
+    problems.add(1, f"unknown TSV header {_shown(header)}; expected {PAPER_SEMANTIC_COLUMNS} "
                     f"or {PAPER_SYNTAX_COLUMNS} [+ old_index]")
     return ItemFile(str(path), "", "paper-tsv")
 
 
-def _paper_rows(rows: list[list[str]], width: int, problems: _Problems) -> Iterator[tuple[int, list[str]]]:
-    """Numbered data rows of the right width; others become problems."""
-    for lineno, row in enumerate(rows, start=2):
+def _paper_rows(rows: list[tuple[int, list[str]]], width: int,
+                problems: _Problems) -> Iterator[tuple[int, list[str]]]:
+    """The numbered data rows of the right width; others become problems."""
+    for lineno, row in rows:
         if not row:
             continue
         if len(row) < width:
@@ -446,7 +539,7 @@ def _flag(value: str, name: str) -> int:
     return int(value)
 
 
-def _read_paper_semantic(path: Path, rows: list[list[str]], lexicon: Lexicon,
+def _read_paper_semantic(path: Path, rows: list[tuple[int, list[str]]], lexicon: Lexicon,
                          problems: _Problems) -> ItemFile:
     """Semantic rows; the construction is read off the sentences (one per file)."""
     names = {words: name for name, words in lexicon.constructions.items()}
@@ -497,7 +590,7 @@ def _read_paper_semantic(path: Path, rows: list[list[str]], lexicon: Lexicon,
     return out
 
 
-def _read_paper_syntax(path: Path, rows: list[list[str]], lexicon: Lexicon,
+def _read_paper_syntax(path: Path, rows: list[tuple[int, list[str]]], lexicon: Lexicon,
                        problems: _Problems) -> ItemFile:
     """Syntactic rows (the authors' combined layout, or the archive's with old_index)."""
     names = {words: name for name, words in lexicon.constructions.items()}

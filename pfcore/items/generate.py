@@ -1,13 +1,21 @@
 """The three generators: semantic blocks, syntactic manipulations, Global Affinity sentences."""
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from pfcore.errors import InputError
 from pfcore.items.bases import Base, capitalize, iter_bases
 from pfcore.items.lexicon import Lexicon
-from pfcore.items.schema import (CONTEXT_ORDERS, FILLS, FOLLOWUP_ORDERS, AffinityItem,
-                                 SemanticItem, SyntaxItem, build)
+from pfcore.items.schema import (
+    CONTEXT_ORDERS,
+    FILLS,
+    FOLLOWUP_ORDERS,
+    AffinityItem,
+    Item,
+    SemanticItem,
+    SyntaxItem,
+    build,
+)
 
 # Paper manipulation labels (make_templates.py) <-> ours.
 PAPER_MANIPULATIONS = {"base": "base", "No_NPI": "NPI", "Psuedocleft": "Pseudocleft",
@@ -117,5 +125,5 @@ def generate_affinity(lexicon: Lexicon, constructions: Iterable[str] | str | Non
     return items
 
 
-GENERATORS = {"semantic": generate_semantic, "syntax": generate_syntax,
-              "affinity": generate_affinity}
+GENERATORS: dict[str, Callable[..., Sequence[Item]]] = {
+    "semantic": generate_semantic, "syntax": generate_syntax, "affinity": generate_affinity}

@@ -11,9 +11,11 @@ from typing import Any
 import yaml
 
 from pfcore.errors import InputError
+from pfcore.items.safe_yaml import compose
 from pfcore.paths import DATA_DIR
 
 DEFAULT_LEXICON = DATA_DIR / "lexicon.yaml"
+MAX_LEXICON_BYTES = 1 << 20  # 200 times the shipped lexicon; PyYAML reads about 100 kB a second
 WORD = re.compile(r"^[a-z][a-z'-]*$")
 TOP_KEYS = {"version", "constructions", "controls", "pronouns", "modals", "scales", "frames",
             "paper_compatible"}
@@ -157,17 +159,12 @@ def frame_name(verb: str, noun: str, scale: str) -> str:
 def load_lexicon(path: str | Path | None = None) -> Lexicon:
     """Read and validate a lexicon YAML (the shipped one by default); InputError lists problems."""
     path = Path(path) if path is not None else DEFAULT_LEXICON
+    raw = _lexicon_bytes(path)
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read the lexicon ({exc.strerror})") from exc
-    try:
-        node = yaml.compose(raw.decode("utf-8"), Loader=yaml.SafeLoader)
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: the lexicon is not UTF-8 text ({exc.reason})") from exc
-    except yaml.MarkedYAMLError as exc:
-        line = exc.problem_mark.line + 1 if exc.problem_mark else 1
-        raise InputError(f"{path}:{line}: YAML syntax error: {exc.problem}") from exc
+    node = compose(text, path)
     checker = _Checker(path)
     data = checker.plain(node, ()) if node is not None else None
     lexicon = checker.build(data, hashlib.sha256(raw).hexdigest())
@@ -175,6 +172,20 @@ def load_lexicon(path: str | Path | None = None) -> Lexicon:
         raise InputError(f"{path}: invalid lexicon:\n" + "\n".join(checker.problems))
     assert lexicon is not None
     return lexicon
+
+
+def _lexicon_bytes(path: Path) -> bytes:
+    """The lexicon file's bytes; InputError when it cannot be read or is over MAX_LEXICON_BYTES
+    (refused unread, so that a wrong path such as a device file cannot stall the load)."""
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_LEXICON_BYTES + 1)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the lexicon ({exc.strerror})") from exc
+    if len(raw) > MAX_LEXICON_BYTES:
+        raise InputError(f"{path}: the lexicon is larger than {MAX_LEXICON_BYTES / 2**20:g} MiB; "
+                         "is this the right file?")
+    return raw
 
 
 class _Checker:
@@ -189,28 +200,52 @@ class _Checker:
 
     def plain(self, node: yaml.Node, where: Path_) -> Any:
         """Python data from a YAML node, recording each node's line; duplicate keys are problems."""
-        self.lines[where] = node.start_mark.line + 1
+        self.lines[where] = _line(node)
         if isinstance(node, yaml.MappingNode):
-            out: dict[Any, Any] = {}
+            out: dict[str, Any] = {}
             for key_node, value_node in node.value:
-                key = self._scalar.construct_object(key_node, deep=True)
+                key = self.key(key_node, where)
+                if key is None:
+                    continue
                 if key in out:
-                    self.lines[where + (key,)] = key_node.start_mark.line + 1
-                    self.fail(where + (key,), "duplicate key")
+                    self.fail(where + (key,), "duplicate key", _line(key_node))
                 out[key] = self.plain(value_node, where + (key,))
             return out
         if isinstance(node, yaml.SequenceNode):
             return [self.plain(v, where + (i,)) for i, v in enumerate(node.value)]
-        return self._scalar.construct_object(node, deep=True)
+        return self.scalar(node, where)
 
-    def fail(self, where: Path_, problem: str) -> None:
-        """Record a problem at an entry, with the nearest line the YAML gave it."""
+    def key(self, node: yaml.Node, where: Path_) -> str | None:
+        """A mapping key, which must be text (keys name entries); None and a problem otherwise."""
+        if isinstance(node, yaml.ScalarNode):
+            key = self.scalar(node, where)
+            if isinstance(key, str):
+                return key
+            found = f"{type(key).__name__} {node.value!r} (quote it)"
+        else:
+            found = "a list" if isinstance(node, yaml.SequenceNode) else "a mapping"
+        self.fail(where, f"a key must be text, found {found}", _line(node))
+        return None
+
+    def scalar(self, node: yaml.Node, where: Path_) -> Any:
+        """The value of a scalar node; its text and a problem when its tag or text cannot be
+        read (an unknown tag, a date that does not exist, `!!bool maybe`)."""
+        try:
+            return self._scalar.construct_object(node, deep=True)
+        except Exception as exc:  # PyYAML's constructors raise whatever their parsing hits
+            reason = (exc.problem if isinstance(exc, yaml.MarkedYAMLError)
+                      else f"not a valid {node.tag.rpartition(':')[2]}")
+            self.fail(where, f"cannot read {node.value!r} ({reason})", _line(node))
+            return node.value
+
+    def fail(self, where: Path_, problem: str, line: int | None = None) -> None:
+        """Record a problem at an entry, on `line` or else the nearest line the YAML gave it."""
         probe = where
         while probe not in self.lines and probe:
             probe = probe[:-1]
         entry = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p))
                         for i, p in enumerate(where)) or "(top)"
-        self.problems.append(f"{self.path}:{self.lines.get(probe, 1)}: {entry}: {problem}")
+        self.problems.append(f"{self.path}:{line or self.lines.get(probe, 1)}: {entry}: {problem}")
 
     def missing(self, where: Path_) -> None:
         """Record that an entry lacks a value ("frames[3]: missing gerund")."""
@@ -442,6 +477,11 @@ class _Checker:
                 self.fail(spot, f"words must be among {lexicon.constructions[name]!r}")
             affinity[str(name)] = chosen
         return PaperQuirks(**inventory, spellings=spellings, ends=ends, affinity_words=affinity)
+
+
+def _line(node: yaml.Node) -> int:
+    """The 1-based line a node starts on."""
+    return node.start_mark.line + 1
 
 
 def _gerund_fits(verb: str, gerund: str) -> bool:
