@@ -1,0 +1,466 @@
+"""SyntaxGym test suites as frozen data: JSON suites, the long CSV layout, and plain stimuli CSVs.
+
+A condition's sentence is built as SyntaxGym builds it: the regions with text, each stripped on
+the left, joined by one space. Each region keeps its character span in that sentence, so scores
+of tokens can be gathered per region (see pfcore.scoring.align).
+Every problem in a file is an InputError naming the suite (or file), the item and the formula.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pfcore.errors import InputError
+from pfcore.items.formats import write_text_atomic
+from pfcore.items.formula import Formula, parse_formula
+from pfcore.scoring.align import METRICS
+
+LONG_COLUMNS = ("item_number", "condition_name", "region_number", "region_name", "content")
+SENTENCE_COLUMN = "sentence"
+MAX_CELL = 131_072  # characters; the csv module's default field limit
+SUITE_KEYS = ("meta", "region_meta", "predictions", "items")
+KIND_NAMES = {dict: "an object", list: "a list", str: "text", int: "a whole number"}
+
+Span = tuple[int, int]
+RawCondition = tuple[str, list[tuple[int, str]]]  # name, (region number, content) in order
+RawItem = tuple[int, list[RawCondition]]
+
+
+@dataclass(frozen=True)
+class Region:
+    """One region of a condition: its number, its content as in the file, its sentence span."""
+
+    number: int
+    content: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One condition of an item: the regions in order and the sentence they make."""
+
+    name: str
+    regions: tuple[Region, ...]
+    sentence: str
+
+    @property
+    def spans(self) -> list[Span]:
+        """The regions' character spans in the sentence, in region order."""
+        return [region.span for region in self.regions]
+
+    def region(self, number: int) -> Region:
+        """The region with this number; InputError when the condition has none."""
+        for region in self.regions:
+            if region.number == number:
+                return region
+        raise InputError(f"condition {self.name!r} has no region {number}")
+
+
+@dataclass(frozen=True)
+class Item:
+    """One item: the same frame in each condition."""
+
+    number: int
+    conditions: tuple[Condition, ...]
+
+    def condition(self, name: str) -> Condition:
+        """The condition with this name; InputError when the item has none."""
+        for condition in self.conditions:
+            if condition.name == name:
+                return condition
+        raise InputError(f"item {self.number} has no condition {name!r}")
+
+
+@dataclass(frozen=True)
+class GymSuite:
+    """A SyntaxGym suite: its metric, region names, prediction formulas and items."""
+
+    name: str
+    metric: str
+    region_names: dict[int, str] = field(hash=False)
+    predictions: tuple[Formula, ...]
+    items: tuple[Item, ...]
+
+    @property
+    def conditions(self) -> tuple[str, ...]:
+        """Every condition name, in the order the items first give them."""
+        return tuple(dict.fromkeys(c.name for item in self.items for c in item.conditions))
+
+
+@dataclass(frozen=True)
+class Stimulus:
+    """One row of a stimuli CSV: the sentence and the other cells, as text."""
+
+    sentence: str
+    extra: dict[str, str] = field(default_factory=dict, hash=False)
+
+
+# ---------------------------------------------------------------- building and checking
+
+def build_condition(name: str, regions: Iterable[tuple[int, str]]) -> Condition:
+    """The condition with its sentence and spans; a region without text gets an empty span
+    at the end of the text before it."""
+    pieces: list[str] = []
+    built: list[Region] = []
+    position = 0
+    for number, content in regions:
+        text = content.lstrip()
+        start = position
+        if text:
+            start = position + 1 if pieces else 0
+            pieces.append(text)
+            position = start + len(text)
+        built.append(Region(number, content, (start, position)))
+    return Condition(name, tuple(built), " ".join(pieces))
+
+
+def build_suite(label: str, name: str, metric: str, region_names: dict[int, str],
+                formulas: list[str], items: list[RawItem]) -> GymSuite:
+    """A checked GymSuite; `label` names the suite (and file) in every InputError."""
+    if metric not in METRICS:
+        raise InputError(f"{label}: unknown metric {metric!r} (choose from {', '.join(METRICS)})")
+    if not items:
+        raise InputError(f"{label}: the suite has no items")
+    predictions = tuple(_parse_prediction(label, index, text)
+                        for index, text in enumerate(formulas, start=1))
+    built = tuple(_build_item(label, region_names, raw) for raw in items)
+    _check_unique(label, [item.number for item in built], "item number")
+    all_conditions = tuple(dict.fromkeys(c.name for item in built for c in item.conditions))
+    for item in built:
+        _check_predictions(label, item, predictions, region_names, all_conditions)
+        _check_conditions(label, item, all_conditions)
+    return GymSuite(name, metric, region_names, predictions, built)
+
+
+def _parse_prediction(label: str, index: int, text: str) -> Formula:
+    """The parsed formula of prediction `index` (from 1); InputError naming suite and formula."""
+    try:
+        return parse_formula(text)
+    except InputError as exc:
+        raise InputError(f"{label}, prediction {index}: {exc}") from None
+
+
+def _build_item(label: str, region_names: Mapping[int, str], raw: RawItem) -> Item:
+    """One item, its conditions and regions checked against each other and region_meta."""
+    number, conditions = raw
+    where = f"{label}, item {number}"
+    if not conditions:
+        raise InputError(f"{where}: the item has no conditions")
+    _check_unique(where, [name for name, _ in conditions], "condition name")
+    for name, regions in conditions:
+        numbers = [region for region, _ in regions]
+        _check_unique(f"{where}, condition {name!r}", numbers, "region number")
+        unknown = sorted(set(numbers) - set(region_names))
+        if unknown:
+            raise InputError(f"{where}, condition {name!r}: region {unknown[0]} is not in "
+                             f"region_meta (which has {_listing(region_names)})")
+    built = tuple(build_condition(name, regions) for name, regions in conditions)
+    for condition in built:
+        if not condition.sentence:
+            raise InputError(f"{where}, condition {condition.name!r}: no region has text, "
+                             f"so there is no sentence to score")
+    return Item(number, built)
+
+
+def _check_unique(where: str, values: list[Any], what: str) -> None:
+    """InputError when a value repeats."""
+    seen: set[Any] = set()
+    for value in values:
+        if value in seen:
+            raise InputError(f"{where}: {what} {value!r} appears twice")
+        seen.add(value)
+
+
+def _check_predictions(label: str, item: Item, predictions: tuple[Formula, ...],
+                       region_names: Mapping[int, str], all_conditions: tuple[str, ...]) -> None:
+    """Every region a formula reads must exist in this item; InputError naming item and formula."""
+    names = {condition.name: condition for condition in item.conditions}
+    for formula in predictions:
+        where = f"{label}, item {item.number}, prediction formula {formula.source!r}"
+        for condition, number in sorted(formula.regions, key=lambda ref: (ref[0], ref[1] or 0)):
+            if condition not in names:
+                known = "another item" if condition in all_conditions else "no item"
+                raise InputError(f"{where}: the item has no condition {condition!r} ({known} has "
+                                 f"it; conditions here: {_listing(names)})")
+            if number is None:
+                continue
+            if number not in region_names:
+                raise InputError(f"{where}: region {number} is not in region_meta (which has "
+                                 f"{_listing(region_names)})")
+            if number not in {region.number for region in names[condition].regions}:
+                raise InputError(f"{where}: condition {condition!r} has no region {number}")
+
+
+def _check_conditions(label: str, item: Item, all_conditions: tuple[str, ...]) -> None:
+    """Each item must have every condition some item has."""
+    have = {condition.name for condition in item.conditions}
+    missing = [name for name in all_conditions if name not in have]
+    if missing:
+        raise InputError(f"{label}, item {item.number}: condition {missing[0]!r} is missing "
+                         f"(other items have it)")
+
+
+def _listing(values: Iterable[Any]) -> str:
+    """Values as a short comma-separated list for messages."""
+    return ", ".join(str(value) for value in values) or "none"
+
+
+# ---------------------------------------------------------------- JSON suites
+
+def read_suite(path: str | Path) -> GymSuite:
+    """A SyntaxGym JSON suite, checked; InputError naming suite, item and formula otherwise."""
+    path = Path(path)
+    data = _load_json(path)
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: a suite must be a JSON object, not {_kind(data)}")
+    name = _suite_name(data, path)
+    label = f"suite {name!r} ({path})"
+    missing = [key for key in SUITE_KEYS if key not in data]
+    if missing:
+        raise InputError(f"{label}: the suite lacks {', '.join(map(repr, missing))}")
+    meta = _typed(data, "meta", dict, label)
+    metric = _typed(meta, "metric", str, f"{label}, meta") if "metric" in meta else "sum"
+    region_names = _region_meta(_typed(data, "region_meta", dict, label), label)
+    formulas = [_formula_text(p, index, label) for index, p in
+                enumerate(_typed(data, "predictions", list, label), start=1)]
+    items = [_raw_item(raw, index, label) for index, raw in
+             enumerate(_typed(data, "items", list, label), start=1)]
+    return build_suite(label, name, metric, region_names, formulas, items)
+
+
+def _suite_name(data: dict[str, Any], path: Path) -> str:
+    """meta.name where it is a non-empty text, else the file name without its suffix."""
+    meta = data.get("meta")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    return name if isinstance(name, str) and name else path.stem
+
+
+def _load_json(path: Path) -> Any:
+    """The parsed JSON of a file; InputError saying why it cannot be read."""
+    try:
+        return json.loads(path.read_bytes().decode("utf-8-sig"))
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}: not valid JSON, line {exc.lineno} column {exc.colno}: "
+                         f"{exc.msg}") from None
+    except ValueError as exc:  # e.g. an integer with more digits than Python converts
+        raise InputError(f"{path}: not usable JSON ({exc})") from None
+    except RecursionError:
+        raise InputError(f"{path}: the JSON is nested too deeply") from None
+
+
+def _kind(value: Any) -> str:
+    """The JSON kind of a value, for messages."""
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, float):
+        return "a decimal number"
+    for kind, name in KIND_NAMES.items():
+        if isinstance(value, kind) and not isinstance(value, bool):
+            return name
+    return "null"
+
+
+def _typed(obj: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
+    """obj[key], which must be there and of `kind`; InputError naming `where` otherwise."""
+    if key not in obj:
+        raise InputError(f"{where}: {key!r} is missing")
+    value = obj[key]
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise InputError(f"{where}: {key!r} must be {KIND_NAMES[kind]}, not {_kind(value)}")
+    return value
+
+
+def _region_meta(raw: dict[str, Any], label: str) -> dict[int, str]:
+    """region_meta as region number -> region name."""
+    names: dict[int, str] = {}
+    for key, value in raw.items():
+        number = _as_number(key)
+        if number is None or not isinstance(value, str):
+            raise InputError(f"{label}: region_meta must map region numbers to names; "
+                             f"found {key!r}: {value!r}")
+        names[number] = value
+    return names
+
+
+def _as_number(text: str) -> int | None:
+    """A whole number written in text (at most 9 digits), or None."""
+    text = text.strip()
+    return int(text) if text.isdecimal() and len(text) <= 9 else None
+
+
+def _formula_text(prediction: Any, index: int, label: str) -> str:
+    """The formula text of one prediction; only SyntaxGym's "formula" type exists."""
+    where = f"{label}, prediction {index}"
+    if not isinstance(prediction, dict):
+        raise InputError(f"{where}: must be an object, not {_kind(prediction)}")
+    kind = prediction.get("type")
+    if kind != "formula":
+        raise InputError(f"{where}: unknown prediction type {kind!r} in {prediction!r} "
+                         f"(only 'formula' is known)")
+    text: str = _typed(prediction, "formula", str, where)
+    return text
+
+
+def _raw_item(raw: Any, index: int, label: str) -> RawItem:
+    """(item number, conditions) of one JSON item, with every field's type checked."""
+    where = f"{label}, item at position {index}"
+    if not isinstance(raw, dict):
+        raise InputError(f"{where}: must be an object, not {_kind(raw)}")
+    number: int = _typed(raw, "item_number", int, where)
+    where = f"{label}, item {number}"
+    conditions = []
+    for condition in _typed(raw, "conditions", list, where):
+        if not isinstance(condition, dict):
+            raise InputError(f"{where}: each condition must be an object, not {_kind(condition)}")
+        name: str = _typed(condition, "condition_name", str, where)
+        regions = [_raw_region(region, f"{where}, condition {name!r}")
+                   for region in _typed(condition, "regions", list, f"{where}, condition {name!r}")]
+        conditions.append((name, regions))
+    return number, conditions
+
+
+def _raw_region(raw: Any, where: str) -> tuple[int, str]:
+    """(region number, content) of one JSON region."""
+    if not isinstance(raw, dict):
+        raise InputError(f"{where}: each region must be an object, not {_kind(raw)}")
+    return _typed(raw, "region_number", int, where), _typed(raw, "content", str, where)
+
+
+# ---------------------------------------------------------------- CSV files
+
+def read_long_csv(path: str | Path) -> GymSuite:
+    """A suite from SyntaxGym's long CSV (one row per region); no predictions, metric sum.
+    Columns other than LONG_COLUMNS are ignored."""
+    path = Path(path)
+    header, rows = _read_csv(path)
+    return _suite_from_rows(path, header, rows)
+
+
+def read_stimuli_csv(path: str | Path) -> list[Stimulus]:
+    """The rows of a CSV with a `sentence` column; the other columns are kept as text."""
+    path = Path(path)
+    header, rows = _read_csv(path)
+    return _stimuli_from_rows(path, header, rows)
+
+
+def read_stimuli(path: str | Path) -> GymSuite | list[Stimulus]:
+    """A suite for .json files and long-format CSVs; otherwise the rows of a stimuli CSV."""
+    path = Path(path)
+    if path.suffix.lower() == ".json":
+        return read_suite(path)
+    header, rows = _read_csv(path)
+    if path.suffix.lower() == ".csv" and set(LONG_COLUMNS) <= set(header):
+        return _suite_from_rows(path, header, rows)
+    return _stimuli_from_rows(path, header, rows)
+
+
+def write_long_csv(suite: GymSuite, path: str | Path) -> None:
+    """Write the suite in SyntaxGym's long CSV layout (predictions are not part of it)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(LONG_COLUMNS)
+    for item in suite.items:
+        for condition in item.conditions:
+            for region in condition.regions:
+                writer.writerow([item.number, condition.name, region.number,
+                                 suite.region_names[region.number], region.content])
+    write_text_atomic(Path(path), out.getvalue())
+
+
+Row = tuple[int, dict[str, str]]  # line number, cells by column
+
+
+def _read_csv(path: Path) -> tuple[list[str], list[Row]]:
+    """The header and the non-blank rows of a UTF-8 CSV; InputError with the line otherwise."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        raise InputError(f"{path}:{line}: not UTF-8 text; save the file as UTF-8") from None
+    records = _records(path, text)
+    if not records:
+        raise InputError(f"{path}: the file is empty; it needs a header row")
+    (_, header), body = records[0], records[1:]
+    _check_unique(f"{path}:1", header, "column")
+    rows = []
+    for line, cells in body:
+        if len(cells) != len(header):
+            raise InputError(f"{path}:{line}: {len(cells)} cells, but the header has "
+                             f"{len(header)} columns")
+        rows.append((line, dict(zip(header, cells))))
+    return header, rows
+
+
+def _records(path: Path, text: str) -> list[tuple[int, list[str]]]:
+    """Each non-blank CSV record with the line it starts on; cells over MAX_CELL are refused."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    records = []
+    line = 1
+    try:
+        for cells in reader:
+            if any(len(cell) > MAX_CELL for cell in cells):
+                raise csv.Error("field larger than field limit")
+            if cells:
+                records.append((line, cells))
+            line = reader.line_num + 1
+    except csv.Error as exc:
+        why = (f"a cell is longer than {MAX_CELL:,} characters" if "field limit" in str(exc)
+               else f"not a readable CSV row ({exc})")
+        raise InputError(f"{path}:{line}: {why}") from None
+    return records
+
+
+def _stimuli_from_rows(path: Path, header: list[str], rows: list[Row]) -> list[Stimulus]:
+    """Stimuli from CSV rows; the sentence column must be there and filled in."""
+    if SENTENCE_COLUMN not in header:
+        raise InputError(f"{path}: no {SENTENCE_COLUMN!r} column (the columns are: "
+                         f"{_listing(header)})")
+    stimuli = []
+    for line, cells in rows:
+        sentence = cells.pop(SENTENCE_COLUMN)
+        if not sentence.strip():
+            raise InputError(f"{path}:{line}: the {SENTENCE_COLUMN!r} cell is empty")
+        stimuli.append(Stimulus(sentence, cells))
+    return stimuli
+
+
+def _suite_from_rows(path: Path, header: list[str], rows: list[Row]) -> GymSuite:
+    """A suite from long-CSV rows, grouped by item then condition in the order first seen."""
+    missing = [column for column in LONG_COLUMNS if column not in header]
+    if missing:
+        raise InputError(f"{path}: a long SyntaxGym CSV needs the columns "
+                         f"{_listing(LONG_COLUMNS)}; {_listing(missing)} missing")
+    label = f"suite {path.stem!r} ({path})"
+    region_names: dict[int, str] = {}
+    items: dict[int, dict[str, list[tuple[int, str]]]] = {}
+    for line, cells in rows:
+        item = _whole_number(cells, "item_number", f"{path}:{line}")
+        region = _whole_number(cells, "region_number", f"{path}:{line}")
+        if region_names.setdefault(region, cells["region_name"]) != cells["region_name"]:
+            raise InputError(f"{path}:{line}: region {region} is named {cells['region_name']!r} "
+                             f"here but {region_names[region]!r} before")
+        conditions = items.setdefault(item, {})
+        conditions.setdefault(cells["condition_name"], []).append((region, cells["content"]))
+    raw = [(number, list(conditions.items())) for number, conditions in items.items()]
+    return build_suite(label, path.stem, "sum", region_names, [], raw)
+
+
+def _whole_number(cells: Mapping[str, str], column: str, where: str) -> int:
+    """The cell as a whole number; InputError naming the line and column otherwise."""
+    number = _as_number(cells[column])
+    if number is None:
+        raise InputError(f"{where}: {column} must be a whole number, not {cells[column]!r}")
+    return number
