@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-$(shell cat requirements.txt | cksum | cut -d' ' -f1
 HOST ?= 127.0.0.1
 PORT ?= 8501
 
-.PHONY: app test test-fast browser venv
+.PHONY: app test test-fast lint browser venv
 
 venv: $(STAMP)
 
@@ -29,8 +29,13 @@ browser:
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || \
 		echo "chromium not installed: the browser test will be skipped"; }
 
-test: $(STAMP) browser
+# Lint and types first (seconds), then every test.
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+
+test: lint browser
 	$(PY) -m pytest -m "slow or not slow"
 
-test-fast: $(STAMP)
+test-fast: lint
 	$(PY) -m pytest

@@ -30,7 +30,7 @@ PAGES = (
 )
 HERE = Path(__file__).resolve().parent
 
-loaded = start_page("Paired-Focus explorer", INTRO)
+choice = start_page("Paired-Focus explorer", INTRO)
 with shown_errors():
     st.subheader("Pages")
     for path, label, icon, what in PAGES:
@@ -38,6 +38,6 @@ with shown_errors():
             st.page_link(path, label=f"**{label}**: {what}", icon=icon)
     st.caption("Choose the model in the sidebar: it is used by every page. Scores are cached on "
                "disk, so anything scored once comes back instantly.")
-    if loaded is None:
+    if choice is None:
         st.warning("No model is loaded: fix the model in the sidebar. The Models page works "
                    "without one.")

@@ -16,8 +16,8 @@ from minicons import scorer as mscorer
 from pfcore.items import CONSTRUCTIONS, default_items
 from pfcore.models import ModelSpec, load_model
 from pfcore.scoring.causal import CausalScorer
+from pfcore.scoring.requests import Request
 from pfcore.suites import semantic
-from pfcore.suites.runner import RunConfig, _limit
 
 MINICONS_BATCH = 32  # the paper's batch size
 
@@ -49,7 +49,7 @@ def time_pfcore(loaded, prefixes: list[str], texts: list[str]) -> tuple[list[flo
     values = scorer.conditional_logprobs(prefixes, texts, "sum")
     elapsed = time.perf_counter() - start
     unique = list(dict.fromkeys(zip(prefixes, texts)))
-    encoded = [scorer.encode(semantic.Request(p, t)) for p, t in unique]
+    encoded = [scorer.encode(Request(p, t)) for p, t in unique]
     from pfcore.scoring.causal import _make_packs
     packed = sum(len(p.tokens) for p in _make_packs(sorted(encoded, key=lambda e: e.ids),
                                                      scorer.settings.pack_tokens))
@@ -63,7 +63,7 @@ def main() -> None:
     args = parse()
     if args.threads:
         torch.set_num_threads(args.threads)
-    items = _limit(default_items("semantic", list(CONSTRUCTIONS)), args.blocks)
+    items = semantic.limit_blocks(default_items("semantic", list(CONSTRUCTIONS)), args.blocks)
     reqs = semantic.requests(items)
     prefixes, texts = [r.prefix for r in reqs], [r.text for r in reqs]
     loaded = load_model(ModelSpec(args.model))

@@ -2,13 +2,13 @@
 import streamlit as st
 
 from pfcore.items.schema import CONSTRUCTIONS
+from pfcore.plots.tokens import token_bars_figure
+from pfcore.suites.blocks import ItemFilter, filter_items, group_labels, score_group
 from pfcore.ui.downloads import chart, download_csv
 from pfcore.ui.errors import shown_errors
-from pfcore.ui.figures import token_bars_figure
-from pfcore.ui.items_view import ItemFilter, filter_items, group_labels, item_frame, score_group
-from pfcore.ui.model import request_scorer
+from pfcore.ui.items_view import item_frame
+from pfcore.ui.model import scorer as request_scorer
 from pfcore.ui.page import start_page
-from pfcore.ui.scoring import scoring_label
 
 SHOWN_ROWS = 2000
 SUITES = {"semantic": "Semantic (meaning)", "syntax": "Syntactic (form)"}
@@ -19,7 +19,7 @@ base sentence and its manipulations (NPI, Pseudocleft, CP Conjunction; VP Conjun
 Conjunction as controls), with the construction and with *and*. Filter, then pick a block to score
 it with the model in the sidebar."""
 
-loaded = start_page("Items", INTRO)
+choice = start_page("Items", INTRO)
 with shown_errors():
     kind = st.segmented_control("Suite", list(SUITES), format_func=SUITES.get, default="semantic",
                                 required=True, key="items_kind")
@@ -48,13 +48,13 @@ with shown_errors():
     labels = group_labels(rows, kind)
     group_id = st.selectbox("Block" if kind == "semantic" else "Base sentence", list(labels),
                             format_func=labels.get, key=f"items_group_{kind}")
-    if loaded is None:
+    if choice is None:
         st.info("Load a model in the sidebar to score this block.")
         st.stop()
-    scorer = request_scorer(loaded)
-    with st.spinner(f"Scoring with {loaded.spec.label}..."):
+    scorer = request_scorer(choice.spec)
+    with st.spinner(f"Scoring with {choice.spec.label}..."):
         scored = score_group(scorer, kind, group_id)
-    st.caption(f"Scored by {loaded.spec.label}: {scoring_label(scorer)}; sentence scores are the mean "
+    st.caption(f"Scored by {choice.spec.label}: {scorer.method.label}; sentence scores are the mean "
                "log-probability per token (nats), as in the paper's code; token surprisals are in bits.")
     if kind == "semantic":
         st.markdown("**Rows**: log-odds = log P(*easier*) − log P(*harder*) of the follow-up given "

@@ -1,24 +1,23 @@
 """Models: the paper's reference tables beside your own runs; accuracy against model size."""
 import streamlit as st
 
+from pfcore.analysis.model_tables import OWN_SUFFIX, figure_data, figure_models, side_by_side, sizes_to_edit
 from pfcore.analysis.models import accuracy_parameter_rho
 from pfcore.analysis.reference import TABLES
-from pfcore.plots.accuracy import accuracy_vs_parameters_figure
+from pfcore.plots.accuracy import accuracy_vs_parameters_figure, mark_own_runs
+from pfcore.store.model_sizes import save_extra_models
 from pfcore.store.results import load_results
 from pfcore.store.runs import list_runs
 from pfcore.ui.downloads import chart, download_csv
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.mixed_view import render_mixed_effects
-from pfcore.ui.models_view import (figure_data, figure_models, mark_own_runs, save_extra_models,
-                                   side_by_side, sizes_to_edit)
-from pfcore.ui.model import parameter_count
 from pfcore.ui.page import start_page
 
 INTRO = """The paper's results for 36 models, typed from its Tables 5-9 into `data/reference/` (each
 value keeps its table as `source`), with your own runs from the **Run** page set beside them, and
 the paper's Figure 1: accuracy against parameter count, coloured by training tokens."""
 
-loaded = start_page("Models", INTRO)
+choice = start_page("Models", INTRO)
 with shown_errors():
     st.subheader("Reference tables and your runs")
     table = st.selectbox("Table", list(TABLES), index=1, format_func=lambda t: f"{t}: {TABLES[t]}",
@@ -42,7 +41,7 @@ with shown_errors():
                    "Give them below.")
     models = figure_models(fig_data.data)
     rho = accuracy_parameter_rho(fig_data.data)
-    chart(mark_own_runs(accuracy_vs_parameters_figure(models)), "accuracy_vs_parameters.html",
+    chart(mark_own_runs(accuracy_vs_parameters_figure(models), OWN_SUFFIX), "accuracy_vs_parameters.html",
           key="models_figure")
     st.markdown(f"Spearman's ρ between average accuracy and parameter count: **{rho.rho:.3f}** "
                 f"(p = {rho.p:.2g}, n = {rho.n} models; the paper reports 0.67).")
@@ -55,8 +54,8 @@ with shown_errors():
     st.caption("Figure 1 places your run only when its model's parameter count and pretraining tokens "
                "are known. Table 9 covers the paper's 36 models; give the others here (model_type "
                "CausalLM or MLM). They are kept in `cache/app/models.csv`.")
-    if loaded is not None:
-        st.caption(f"The model in the sidebar, `{loaded.spec.name}`, has {parameter_count(loaded):,} "
+    if choice is not None and choice.parameters is not None:
+        st.caption(f"The model in the sidebar, `{choice.spec.name}`, has {choice.parameters:,} "
                    "parameters (counted from its weights); its pretraining tokens are on its model card.")
     if "models_saved" in st.session_state:
         st.success(st.session_state.pop("models_saved"))

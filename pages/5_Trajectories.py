@@ -3,17 +3,39 @@ import streamlit as st
 
 from pfcore.analysis.fdcorr import fd_correlation
 from pfcore.analysis.series import available_series
-from pfcore.ui.downloads import chart, download_csv
+from pfcore.analysis.trajectories import (
+    FD_X,
+    FD_YS,
+    FIGURE2,
+    FIGURE3_FILTERS,
+    MIN_CHECKPOINTS,
+    checkpoint_models,
+    compare_choices,
+    construction_curves,
+    construction_filters,
+    curves,
+    default_model,
+    defaults,
+    fd_panels,
+    fd_points,
+    fd_stats,
+    filter_label,
+    pair_defaults,
+    provenance,
+    scope_key,
+    scope_label,
+    scoped,
+    series_label,
+    source_choices,
+    source_label,
+)
+from pfcore.paths import published_results_dir
+from pfcore.plots.trajectories import construction_figure, curves_figure, fd_figure
+from pfcore.store.results import fetch_and_import, import_folder
+from pfcore.ui.downloads import chart, download_csv, slug
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.page import start_page
-from pfcore.ui.trajectories_view import (FD_X, FD_YS, FIGURE2, FIGURE3_FILTERS, MIN_CHECKPOINTS,
-                                         checkpoint_models, compare_choices, construction_curves,
-                                         construction_figure, construction_filters, curves,
-                                         curves_figure, default_import_folder, default_model, defaults,
-                                         fd_figure, fd_panels, fd_points, fd_stats, fetch_and_import,
-                                         filter_label, import_folder, pair_defaults, provenance,
-                                         results_table, scope_key, scope_label, scoped, series_label,
-                                         slug, source_choices, source_label, widget_key)
+from pfcore.ui.trajectories_view import results_table, widget_key
 
 INTRO = """*When* does a model learn the Paired-Focus constructions? Accuracy over training
 checkpoints, as in the paper's Experiment 2: the semantic test on plausible and implausible
@@ -131,7 +153,7 @@ with shown_errors():
         st.markdown("The paper's per-checkpoint summaries (Pythia-12b, the Pythia-deduped series, OLMo, "
                     "Ettin) are the `outputs_summary/` folder of its repository. Importing replaces "
                     "earlier imports of the same files and keeps your own runs.")
-        folder = st.text_input("Folder of the published summaries", value=default_import_folder(),
+        folder = st.text_input("Folder of the published summaries", value=published_results_dir(),
                                key="traj_import_folder", placeholder="path/to/Meaning_Alone/outputs_summary")
         c1, c2 = st.columns(2)
         if c1.button("Import published results", type="primary", key="traj_import"):

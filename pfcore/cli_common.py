@@ -22,6 +22,17 @@ def add_model_args(parser: argparse.ArgumentParser, kind: bool = True) -> None:
                         help="allow a hub model to run its own code (off by default)")
 
 
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (0 and negatives are refused at once)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def spec_from_args(args: argparse.Namespace) -> ModelSpec:
     """The ModelSpec the model arguments describe."""
     return ModelSpec(name=args.model, revision=args.revision, dtype=args.dtype, device=args.device,

@@ -20,3 +20,9 @@ def cache_subdir(name: str) -> Path:
     path = cache_root() / name
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def published_results_dir() -> str:
+    """The folder of the paper's published per-checkpoint summaries the app offers to import:
+    $PFCORE_PUBLISHED_RESULTS, or "" (the user types or fetches it)."""
+    return os.environ.get("PFCORE_PUBLISHED_RESULTS", "")

@@ -1,0 +1,1 @@
+"""pfcore's tests: tiny local models, AppTests, browser tests."""

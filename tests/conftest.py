@@ -1,6 +1,8 @@
-"""Shared fixtures: tiny local models built once per test session, and the shared reference data."""
+"""Shared fixtures: tiny local models built once per test session, small data sets the tests write
+themselves, and the reference data (read where it is, never copied)."""
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -8,7 +10,27 @@ import pytest
 
 from tests import tiny_models
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+REFERENCE_VAR = "PFCORE_REFERENCE_DATA"
+DEFAULT_REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+# Made-up minimal pairs in BLiMP's format (not BLiMP items): paradigm -> (good, bad) pairs.
+TOY_BLIMP = {
+    "passive_1": [("The cake was eaten by Sam.", "The cake was arrived by Sam."),
+                  ("The song was sung by Ann.", "The song was fallen by Ann."),
+                  ("The box was lifted by us.", "The box was slept by us."),
+                  ("The rock was moved by them.", "The rock was laughed by them."),
+                  ("The door was opened by Tom.", "The door was existed by Tom."),
+                  ("The poem was read by Kim.", "The poem was vanished by Kim."),
+                  ("The car was sold by Lee.", "The car was happened by Lee."),
+                  ("The lamp was seen by me.", "The lamp was gone by me.")],
+    "wh_island": [("What did you say that Sam ate?", "What did you wonder who ate?"),
+                  ("Who do you think left?", "Who do you wonder whether left?"),
+                  ("What did Ann claim she sang?", "What did Ann ask who sang?"),
+                  ("Who did you hear Tom saw?", "Who did you ask why Tom saw?"),
+                  ("What do they think we lifted?", "What do they wonder who lifted?"),
+                  ("Who did Kim say we met?", "Who did Kim wonder if we met?"),
+                  ("What did Lee think you sold?", "What did Lee ask when you sold?"),
+                  ("Who did she say I called?", "Who did she wonder how I called?")],
+}
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -35,12 +57,42 @@ def tiny_roberta(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tiny_models.build_roberta(tmp_path_factory.mktemp("tiny-roberta"))
 
 
+def reference_data() -> Path:
+    """Where the reference data is: $PFCORE_REFERENCE_DATA, else ../shared/data beside the repo."""
+    return Path(os.environ.get(REFERENCE_VAR) or DEFAULT_REFERENCE)
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
-    """The reference data folder beside the repository; skips where it is absent."""
-    if not SHARED_DATA.is_dir():
-        pytest.skip(f"reference data not found at {SHARED_DATA}")
-    return SHARED_DATA
+    """The reference data folder (see `reference_data`); skips where it is absent."""
+    folder = reference_data()
+    if not folder.is_dir():
+        pytest.skip(f"reference data not found at {folder} (set {REFERENCE_VAR} to its folder)")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def blimp_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder of two made-up paradigms in BLiMP's jsonl format, plus a non-paradigm jsonl file."""
+    folder = tmp_path_factory.mktemp("toy-blimp")
+    for paradigm, pairs in TOY_BLIMP.items():
+        lines = [json.dumps({"sentence_good": good, "sentence_bad": bad, "field": "syntax",
+                             "linguistics_term": "toy_term", "UID": paradigm, "pairID": str(i)})
+                 for i, (good, bad) in enumerate(pairs)]
+        (folder / f"{paradigm}.jsonl").write_text("\n".join(lines) + "\n")
+    (folder / "models_summary.jsonl").write_text(json.dumps({"model": "x", "accuracy": 0.5}) + "\n")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def paper_let_alone_tsv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """let_alone.tsv as the paper published it, written by pfcore's paper-compatible generator
+    (the items tests check it equals the published file byte for byte)."""
+    from pfcore.items import generate_semantic, load_lexicon, write_items
+
+    path = tmp_path_factory.mktemp("paper-items") / "let_alone.tsv"
+    write_items(generate_semantic(load_lexicon(), "let_alone", paper_compatible=True), path, "paper-tsv")
+    return path
 
 
 @pytest.fixture(scope="session")

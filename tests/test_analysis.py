@@ -13,8 +13,8 @@ from scipy.stats import spearmanr
 from pfcore.analysis import fdcorr, models, series
 from pfcore.cli import main
 from pfcore.errors import InputError
-from pfcore.store.results import (PF_CONSTRUCTIONS, RESULT_COLUMNS, append_results,
-                                  read_published)
+from pfcore.items.schema import PF_CONSTRUCTIONS
+from pfcore.store.results import RESULT_COLUMNS, append_results, read_published
 
 PYTHIA = "EleutherAI/pythia-12b"
 
@@ -244,7 +244,7 @@ def test_wilson_interval_equals_statsmodels() -> None:
     """The written-out Wilson interval is statsmodels' proportion_confint(method="wilson")."""
     from statsmodels.stats.proportion import proportion_confint
 
-    from pfcore.analysis.intervals import Z95, accuracy, wilson
+    from pfcore.suites.intervals import Z95, accuracy, wilson
     assert Z95 == pytest.approx(scipy.stats.norm.ppf(0.975), abs=1e-15)
     for n in (1, 2, 7, 50, 333, 3330, 26640):
         for k in sorted({0, 1, n // 3, n // 2, n - 1, n}):

@@ -11,9 +11,9 @@ from streamlit.testing.v1 import AppTest
 from pfcore.items.schema import CONSTRUCTIONS
 from pfcore.models import ModelSpec
 from pfcore.probe import FRAME_EXAMPLE
+from pfcore.store.model_sizes import extra_models_path
 from pfcore.store.runs import list_runs
 from pfcore.suites.runner import RunConfig, run_suite
-from pfcore.ui.models_view import extra_models_path
 from pfcore.ui.progress import Eta, format_seconds
 from tests.app_helpers import ROOT, TIMEOUT, no_errors, page, texts
 

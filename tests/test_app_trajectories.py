@@ -12,13 +12,14 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from pfcore.analysis.trajectories import scope_key
 from pfcore.models import ModelSpec
+from pfcore.store.model_sizes import extra_models_path
 from pfcore.store.results import import_published, results_path
 from pfcore.suites.runner import RunConfig, run_suite
 from pfcore.suites.trajectory import checkpoints, run_trajectory
-from pfcore.ui.models_view import extra_models_path
-from pfcore.ui.trajectories_view import scope_key, widget_key
-from tests.app_helpers import ROOT, no_errors, texts
+from pfcore.ui.trajectories_view import widget_key
+from tests.app_helpers import no_errors, texts
 from tests.app_helpers import page as app_page
 from tests.tiny_models import build_checkpoint_series
 

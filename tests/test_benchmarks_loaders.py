@@ -43,12 +43,12 @@ def fake_snapshot(monkeypatch: pytest.MonkeyPatch, files: dict[str, pd.DataFrame
 
 # ---------------------------------------------------------------- BLiMP
 
-def test_blimp_selected_paradigms_with_limit(shared_data: Path) -> None:
-    items = blimp.load_blimp(shared_data / "blimp", paradigms=["passive_1", "wh_island"], limit=5)
+def test_blimp_selected_paradigms_with_limit(blimp_folder: Path) -> None:
+    items = blimp.load_blimp(blimp_folder, paradigms=["passive_1", "wh_island"], limit=5)
     assert items["paradigm"].value_counts().to_dict() == {"passive_1": 5, "wh_island": 5}
     assert list(items.columns) == blimp.COLUMNS
     assert items["item_id"].is_unique
-    again = blimp.load_blimp(shared_data / "blimp", paradigms=["wh_island"], limit=5)
+    again = blimp.load_blimp(blimp_folder, paradigms=["wh_island"], limit=5)
     assert again["item_id"].tolist() == items.loc[items["paradigm"] == "wh_island", "item_id"].tolist()
     first = items.iloc[0]
     assert (first["pair_id"], first["field"]) == ("0", "syntax")
@@ -76,9 +76,9 @@ def test_blimp_hub_layout(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> No
     assert items.iloc[0][["paradigm", "pair_id", "field"]].tolist() == ["toy_paradigm", "7", ""]
 
 
-def test_blimp_unknown_paradigm(shared_data: Path) -> None:
+def test_blimp_unknown_paradigm(blimp_folder: Path) -> None:
     with pytest.raises(InputError, match="unknown BLiMP paradigm.*not_a_paradigm"):
-        blimp.load_blimp(shared_data / "blimp", paradigms=["not_a_paradigm"])
+        blimp.load_blimp(blimp_folder, paradigms=["not_a_paradigm"])
 
 
 def test_missing_folder_is_a_clear_error(tmp_path: Path) -> None:
@@ -102,9 +102,9 @@ def test_missing_field_names_file_and_line(tmp_path: Path) -> None:
         blimp.load_blimp(path)
 
 
-def test_bad_limit(shared_data: Path) -> None:
+def test_bad_limit(blimp_folder: Path) -> None:
     with pytest.raises(InputError, match="limit"):
-        blimp.load_blimp(shared_data / "blimp", limit=0)
+        blimp.load_blimp(blimp_folder, limit=0)
 
 
 def test_hub_unreachable_is_one_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -9,10 +9,10 @@ import pytest
 from minicons import scorer as minicons_scorer
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
-from pfcore.analysis.intervals import accuracy
 from pfcore.errors import InputError
 from pfcore.store.results import RESULT_COLUMNS, append_results
 from pfcore.suites import benchmarks_common, blimp, comps, ewok
+from pfcore.suites.intervals import accuracy
 
 COMPS_SAMPLE = Path(__file__).parent / "fixtures" / "comps_base_sample.jsonl"
 EWOK_ZIP = "ewok/ewok-core-1.0_rebuilt_password-protected.zip"
@@ -43,8 +43,8 @@ def conditional_fn(lm: minicons_scorer.IncrementalLMScorer) -> benchmarks_common
     return lambda prefixes, continuations: lm.conditional_score(prefixes, continuations, reduction=_summed)
 
 
-def test_score_blimp_matches_minicons(shared_data: Path, lm, sequence_fn) -> None:
-    items = blimp.load_blimp(shared_data / "blimp", paradigms=["passive_1", "wh_island"], limit=6)
+def test_score_blimp_matches_minicons(blimp_folder: Path, lm, sequence_fn) -> None:
+    items = blimp.load_blimp(blimp_folder, paradigms=["passive_1", "wh_island"], limit=6)
     seen: list[tuple[int, int]] = []
     scored = blimp.score_blimp(items, sequence_fn, batch_size=5, progress=lambda d, t: seen.append((d, t)))
     direct = lm.sequence_score(items["sentence_good"].tolist() + items["sentence_bad"].tolist(),

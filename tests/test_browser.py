@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from pfcore.ui.run_view import UI_CHUNK
+from pfcore.ui.progress import UI_CHUNK
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")

@@ -8,10 +8,9 @@ import numpy as np
 import pytest
 
 from pfcore.models import ModelSpec, load_model
-from pfcore.scoring.cached import score_cached
 from pfcore.scoring.causal import CausalScorer
 from pfcore.scoring.requests import Request
-from pfcore.store.cache import ScoreCache
+from pfcore.store.cache import ScoreCache, score_cached
 
 REQS = [Request("You couldn't lift a tiny rock, let alone a huge one.", f"Lifting rock {i} is easier.")
         for i in range(12)]
@@ -29,15 +28,18 @@ class Counting:
         self.inner, self.loaded, self.seen, self.fail_after = inner, inner.loaded, 0, fail_after
 
     def score(self, requests, progress=None):
+        """The inner scorer's scores, counted; interrupted after `fail_after` calls."""
         if self.fail_after is not None and self.seen >= self.fail_after:
             raise KeyboardInterrupt
         self.seen += len(requests)
         return self.inner.score(requests, progress)
 
     def display_tokens(self, ids):
+        """The inner scorer's token strings."""
         return self.inner.display_tokens(ids)
 
     def cache_identity(self):
+        """The inner scorer's cache identity."""
         return self.inner.cache_identity()
 
 

@@ -12,6 +12,7 @@ from scipy.spatial.distance import jensenshannon
 from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer, BertModel
 
 from pfcore.errors import InputError
+from pfcore.models import LoadedModel, ModelSpec
 from pfcore.scoring.masked import MaskedScorer
 
 SENTENCES = [
@@ -31,6 +32,11 @@ BLANKS = ["You couldn't lift a tiny rock, let alone a huge one. "
           "Singing a beautiful song is <MASK> than singing an ugly song.",
           "<MASK> than that."]
 METRICS = ["original", "within_word_l2r"]
+
+
+def scorer_of(model: torch.nn.Module, tok: object, **kwargs: int) -> MaskedScorer:
+    """A MaskedScorer over a model and tokenizer built in the test (not loaded from a spec)."""
+    return MaskedScorer(LoadedModel(ModelSpec("test-model", kind="masked"), model, tok, "test"), **kwargs)
 
 
 def _sharp(path: Path) -> tuple[torch.nn.Module, object]:
@@ -83,7 +89,7 @@ def _pieces(tok, text: str, word: str) -> tuple[list[int], list[int]]:
 @pytest.mark.parametrize("metric", METRICS)
 def test_token_scores_match_minicons(mlm, metric: str) -> None:
     model, tok = mlm
-    ours = MaskedScorer(model, tok).token_scores(SENTENCES, metric)
+    ours = scorer_of(model, tok).token_scores(SENTENCES, metric)
     ref = MaskedLMScorer(model, tokenizer=tok, device="cpu").token_score(SENTENCES, PLL_metric=metric)
     assert [[t for t, _ in s] for s in ours] == [[t for t, _ in s] for s in ref]
     for o, r in zip(ours, ref):
@@ -94,7 +100,7 @@ def test_token_scores_match_minicons(mlm, metric: str) -> None:
 @pytest.mark.parametrize("reduction", ["sum", "mean"])
 def test_sequence_and_conditional_scores_match_minicons(mlm, metric: str, reduction: str) -> None:
     model, tok = mlm
-    ours = MaskedScorer(model, tok)
+    ours = scorer_of(model, tok)
     ref = MaskedLMScorer(model, tokenizer=tok, device="cpu")
     pool = (lambda x: x.sum(0).item()) if reduction == "sum" else (lambda x: x.mean(0).item())
     np.testing.assert_allclose(ours.sequence_scores(SENTENCES, metric, reduction),
@@ -106,7 +112,7 @@ def test_sequence_and_conditional_scores_match_minicons(mlm, metric: str, reduct
 
 def test_metrics_differ_on_multi_piece_words(roberta) -> None:
     """The two metrics are told apart well above the parity tolerance (so parity tests can fail)."""
-    scorer = MaskedScorer(*roberta)
+    scorer = scorer_of(*roberta)
     original, l2r = (scorer.sequence_scores(SENTENCES[-1:], m) for m in METRICS)
     assert abs(original[0] - l2r[0]) > 1e-2
 
@@ -115,9 +121,9 @@ def test_metrics_differ_on_multi_piece_words(roberta) -> None:
 
 def test_chunk_size_does_not_change_results(mlm, monkeypatch: pytest.MonkeyPatch) -> None:
     model, tok = mlm
-    whole = MaskedScorer(model, tok, max_batch_tokens=1_000_000)
+    whole = scorer_of(model, tok, max_batch_tokens=1_000_000)
     expected = whole.token_scores(SENTENCES, "within_word_l2r")
-    small = MaskedScorer(model, tok, max_batch_tokens=100)
+    small = scorer_of(model, tok, max_batch_tokens=100)
     calls = []
     forward = model.forward
     monkeypatch.setattr(model, "forward", lambda **kw: calls.append(kw["input_ids"].shape) or forward(**kw))
@@ -130,8 +136,8 @@ def test_chunk_size_does_not_change_results(mlm, monkeypatch: pytest.MonkeyPatch
 
 def test_out_of_memory_halves_the_chunk_and_continues(bert, monkeypatch: pytest.MonkeyPatch) -> None:
     model, tok = bert
-    expected = MaskedScorer(model, tok).sequence_scores(SENTENCES)
-    scorer = MaskedScorer(model, tok, max_batch_tokens=10_000)
+    expected = scorer_of(model, tok).sequence_scores(SENTENCES)
+    scorer = scorer_of(model, tok, max_batch_tokens=10_000)
     forward = model.forward
 
     def small_batches_only(**kw):
@@ -146,7 +152,7 @@ def test_out_of_memory_halves_the_chunk_and_continues(bert, monkeypatch: pytest.
 
 def test_out_of_memory_on_a_single_row_is_a_clear_error(bert, monkeypatch: pytest.MonkeyPatch) -> None:
     model, tok = bert
-    scorer = MaskedScorer(model, tok)
+    scorer = scorer_of(model, tok)
 
     def no_memory(**kw):
         raise RuntimeError("CUDA error: out of memory")
@@ -158,9 +164,9 @@ def test_out_of_memory_on_a_single_row_is_a_clear_error(bert, monkeypatch: pytes
 
 def test_output_layer_only_at_read_positions_matches_full_logits(mlm, monkeypatch: pytest.MonkeyPatch) -> None:
     model, tok = mlm
-    shortcut = MaskedScorer(model, tok).token_scores(SENTENCES, "original")
+    shortcut = scorer_of(model, tok).token_scores(SENTENCES, "original")
     monkeypatch.setattr(model, "get_output_embeddings", lambda: None)
-    full = MaskedScorer(model, tok).token_scores(SENTENCES, "original")
+    full = scorer_of(model, tok).token_scores(SENTENCES, "original")
     for a, b in zip(shortcut, full):
         np.testing.assert_allclose([v for _, v in a], [v for _, v in b], atol=1e-5, rtol=0)
 
@@ -172,7 +178,7 @@ def test_blank_logodds_equals_direct_masked_token_readout(mlm) -> None:
     token of each fill, derived from the tokenizer) gives the same numbers."""
     model, tok = mlm
     text = BLANKS[0]
-    results = MaskedScorer(model, tok).blank_logodds([text], fills=("easier", "easier"))
+    results = scorer_of(model, tok).blank_logodds([text], fills=("easier", "easier"))
     ids = tok(text.replace("<MASK>", tok.mask_token))["input_ids"]
     position = ids.index(tok.mask_token_id)
     (easier,) = tok.convert_tokens_to_ids(tok.tokenize(" easier"))
@@ -187,7 +193,7 @@ def test_blank_logodds_multi_piece_fill_is_left_to_right_pll(mlm) -> None:
     then reveal it and read the next, and so on; "easier" is one piece, read at one mask."""
     model, tok = mlm
     text = BLANKS[1]
-    (score,) = MaskedScorer(model, tok).blank_logodds([text], fills=("gorgeous", "easier"))
+    (score,) = scorer_of(model, tok).blank_logodds([text], fills=("gorgeous", "easier"))
     prefix = text[:text.index(" <MASK>")]
     first = len(tok(prefix)["input_ids"]) - 1  # prefix with [CLS]/<s>, without the closing [SEP]/</s>
     expected = []
@@ -207,7 +213,7 @@ def test_blank_logodds_multi_piece_fill_is_left_to_right_pll(mlm) -> None:
 
 def test_blank_logodds_batch_equals_one_at_a_time(mlm) -> None:
     model, tok = mlm
-    scorer = MaskedScorer(model, tok)
+    scorer = scorer_of(model, tok)
     together = scorer.blank_logodds(BLANKS)
     alone = [scorer.blank_logodds([t])[0] for t in BLANKS]
     for a, b in zip(together, alone):
@@ -225,7 +231,7 @@ def _span(sentence: str, word: str) -> tuple[int, int]:
 def test_global_affinity_is_probability_of_the_masked_word(mlm) -> None:
     model, tok = mlm
     sentence = SENTENCES[0]
-    (let, alone), = MaskedScorer(model, tok).global_affinity([sentence], [[_span(sentence, "let"),
+    (let, alone), = scorer_of(model, tok).global_affinity([sentence], [[_span(sentence, "let"),
                                                                             _span(sentence, "alone")]])
     for word, got in (("let", let), ("alone", alone)):
         ids, (p,) = _pieces(tok, sentence, f"{word}")
@@ -237,7 +243,7 @@ def test_global_affinity_is_probability_of_the_masked_word(mlm) -> None:
 def test_global_affinity_of_a_multi_piece_word_masks_all_its_pieces(bert) -> None:
     model, tok = bert
     sentence = SENTENCES[-1]
-    (value,), = MaskedScorer(model, tok).global_affinity([sentence], [[_span(sentence, "gorgeous")]])
+    (value,), = scorer_of(model, tok).global_affinity([sentence], [[_span(sentence, "gorgeous")]])
     ids, positions = _pieces(tok, sentence, "gorgeous")
     assert len(positions) > 1
     masked = list(ids)
@@ -251,7 +257,7 @@ def test_local_affinity_matches_scipy_jensen_shannon(mlm) -> None:
     model, tok = mlm
     sentence = SENTENCES[0]
     spans = [_span(sentence, "let"), _span(sentence, "alone")]
-    (let, alone), = MaskedScorer(model, tok).local_affinity([sentence], [spans])
+    (let, alone), = scorer_of(model, tok).local_affinity([sentence], [spans])
     ids, (pm,) = _pieces(tok, sentence, "let")
     _, (pl,) = _pieces(tok, sentence, "alone")
     only, both = list(ids), list(ids)
@@ -267,7 +273,7 @@ def test_local_affinity_of_the_or_control_is_zero(bert) -> None:
     model, tok = bert
     sentence = "You couldn't lift a tiny rock, or a huge one."
     span = _span(sentence, "or")
-    assert MaskedScorer(model, tok).local_affinity([sentence], [[span, span]]) == [[0.0, 0.0]]
+    assert scorer_of(model, tok).local_affinity([sentence], [[span, span]]) == [[0.0, 0.0]]
 
 
 # ----- bad input -----
@@ -275,17 +281,17 @@ def test_local_affinity_of_the_or_control_is_zero(bert) -> None:
 def test_causal_model_is_refused(tiny_gpt2: Path) -> None:
     model = AutoModelForCausalLM.from_pretrained(tiny_gpt2)
     with pytest.raises(InputError, match="causal model; use causal scoring"):
-        MaskedScorer(model, AutoTokenizer.from_pretrained(tiny_gpt2))
+        scorer_of(model, AutoTokenizer.from_pretrained(tiny_gpt2))
 
 
 def test_model_without_masked_lm_head_is_refused(tiny_bert: Path) -> None:
     with pytest.raises(InputError, match="not a masked language model"):
-        MaskedScorer(BertModel.from_pretrained(tiny_bert), AutoTokenizer.from_pretrained(tiny_bert))
+        scorer_of(BertModel.from_pretrained(tiny_bert), AutoTokenizer.from_pretrained(tiny_bert))
 
 
 def test_tokenizer_without_mask_token_is_refused(bert, tiny_gpt2: Path) -> None:
     with pytest.raises(InputError, match="no mask token"):
-        MaskedScorer(bert[0], AutoTokenizer.from_pretrained(tiny_gpt2))
+        scorer_of(bert[0], AutoTokenizer.from_pretrained(tiny_gpt2))
 
 
 @pytest.mark.parametrize("call", [
@@ -297,18 +303,18 @@ def test_tokenizer_without_mask_token_is_refused(bert, tiny_gpt2: Path) -> None:
 ])
 def test_empty_text_is_refused(bert, call) -> None:
     with pytest.raises(InputError, match="empty"):
-        call(MaskedScorer(*bert))
+        call(scorer_of(*bert))
 
 
 def test_text_longer_than_the_model_reads_is_refused(mlm) -> None:
-    scorer = MaskedScorer(*mlm)
+    scorer = scorer_of(*mlm)
     with pytest.raises(InputError, match=f"reads at most {scorer.max_length}"):
         scorer.sequence_scores(["Hi", "a rock " * 200])
 
 
 def test_roberta_limit_leaves_out_the_padding_offset(roberta) -> None:
     """RoBERTa positions start after the padding index: 260 positions read 258 tokens."""
-    assert MaskedScorer(*roberta).max_length == 258
+    assert scorer_of(*roberta).max_length == 258
 
 
 @pytest.mark.parametrize("call, message", [
@@ -328,4 +334,4 @@ def test_roberta_limit_leaves_out_the_padding_offset(roberta) -> None:
 ])
 def test_bad_input_is_refused_clearly(bert, call, message: str) -> None:
     with pytest.raises(InputError, match=message):
-        call(MaskedScorer(*bert))
+        call(scorer_of(*bert))

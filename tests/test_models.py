@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 
 from pfcore.errors import ModelLoadError
-from pfcore.models import ModelSpec, clear_loaded, load_model
-from pfcore.models import loading
+from pfcore.models import ModelSpec, clear_loaded, load_model, loading
 
 
 def test_local_folder_loads_and_is_cached_per_process(tiny_gpt2: Path) -> None:
@@ -87,8 +86,8 @@ def test_default_model_converts_once_and_rebuilds_a_damaged_copy(cache_dir: Path
 
 def test_cpu_models_keep_freed_memory(tiny_gpt2) -> None:
     """Loading a model on the CPU asks glibc once to keep freed tensor memory (see
-    pfcore.scoring.memory); on Linux with glibc that request must succeed."""
-    from pfcore.scoring.memory import keep_freed_memory
+    pfcore.models.memory); on Linux with glibc that request must succeed."""
+    from pfcore.models.memory import keep_freed_memory
     keep_freed_memory.cache_clear()
     clear_loaded()
     load_model(ModelSpec(str(tiny_gpt2)))

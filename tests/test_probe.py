@@ -9,12 +9,12 @@ import pytest
 from pfcore.errors import InputError
 from pfcore.items import generate_semantic, generate_syntax, load_lexicon
 from pfcore.models import ModelSpec, load_model
-from pfcore.probe import (EXAMPLES, MAX_CHARS, analyze_sentence, score_manipulations,
-                          score_probe)
+from pfcore.probe import EXAMPLES, MAX_CHARS, analyze_sentence, score_manipulations, score_probe
 from pfcore.scoring.causal import CausalScorer
+from pfcore.scoring.methods import ScoringMethod
+from pfcore.scoring.pll import PllRequestScorer
 from pfcore.scoring.requests import Request
 from pfcore.store.cache import ScoreCache
-from pfcore.suites.masked_runs import PllRequestScorer
 from pfcore.suites.semantic import filled
 
 ROCK = "You couldn't lift a tiny rock, let alone a huge one."
@@ -225,7 +225,7 @@ def test_score_manipulations_follow_the_syntactic_suite(scorer: CausalScorer) ->
 
 
 def test_masked_models_score_through_pll(tiny_bert: Path) -> None:
-    pll = PllRequestScorer(load_model(ModelSpec(str(tiny_bert), kind="masked")), "pll-l2r")
+    pll = PllRequestScorer(load_model(ModelSpec(str(tiny_bert), kind="masked")), ScoringMethod.PLL_L2R)
     probe = analyze_sentence(ROCK)
     result = score_probe(pll, probe, EASIER, HARDER)
     direct = [s.reduce("sum") for s in pll.score([Request(ROCK, EASIER), Request(ROCK, HARDER)])]

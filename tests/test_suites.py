@@ -13,11 +13,19 @@ import pytest
 
 from pfcore.cli import main
 from pfcore.errors import InputError
-from pfcore.items import read_items
 from pfcore.models import ModelSpec, load_model
+from pfcore.scoring.factory import LazyScorer, make_scorer
+from pfcore.scoring.methods import ScoringMethod
 from pfcore.store.runs import load_run
 from pfcore.suites import semantic, syntax
-from pfcore.suites.runner import LazyScorer, RunConfig, load_suite_items, make_scorer, run_suite
+from pfcore.suites.base import RunConfig
+from pfcore.suites.registry import get_suite
+from pfcore.suites.runner import run_suite
+
+
+def load_suite_items(config: RunConfig) -> list:
+    """The items a run of this config scores."""
+    return get_suite(config.suite).load(config)
 
 
 def paper_semantic_accuracy(logodds: list[float], flt: str) -> float:
@@ -34,8 +42,9 @@ def paper_semantic_accuracy(logodds: list[float], flt: str) -> float:
     return correct / total
 
 
-def test_semantic_accuracy_equals_the_papers_method(tiny_gpt2: Path, shared_data: Path, cache_dir: Path) -> None:
-    tsv = shared_data / "meaning_alone" / "data" / "let_alone.tsv"
+def test_semantic_accuracy_equals_the_papers_method(tiny_gpt2: Path, paper_let_alone_tsv: Path,
+                                                    cache_dir: Path) -> None:
+    tsv = paper_let_alone_tsv
     record = run_suite(ModelSpec(str(tiny_gpt2)), RunConfig(items_path=str(tsv), limit_blocks=40))
     rows = record.tables["rows"]
     published = pd.read_csv(tsv, sep="\t").head(len(rows))
@@ -43,7 +52,7 @@ def test_semantic_accuracy_equals_the_papers_method(tiny_gpt2: Path, shared_data
     summary = record.summary.set_index("filter")["accuracy"]
     for flt in ("all", "aligned", "misaligned", "aligned1", "aligned2", "misaligned1", "misaligned2"):
         assert summary[flt] == pytest.approx(paper_semantic_accuracy(list(rows["logodds"]), flt)), flt
-    assert record.manifest["settings"]["reduction"] == "mean"
+    assert record.manifest.settings["reduction"] == "mean"
 
 
 def test_semantic_decision_rule_by_hand() -> None:
@@ -95,10 +104,10 @@ def test_run_record_and_manifest(tiny_gpt2: Path, cache_dir: Path) -> None:
     record = run_suite(ModelSpec(str(tiny_gpt2)), RunConfig(constructions=("much_less",), limit_blocks=3))
     again = load_run(record.path)
     m = again.manifest
-    assert m["suite"] == "semantic" and m["scoring"] == "causal"
-    assert m["items"]["count"] == 24 and len(m["items"]["hash"]) == 16
-    assert {"pfcore", "transformers", "torch"} <= m["versions"].keys()
-    assert {"items_s", "load_s", "score_s", "total_s"} <= m["timings_s"].keys()
+    assert m.suite == "semantic" and m.scoring == "causal"
+    assert m.items.count == 24 and len(m.items.hash) == 16
+    assert {"pfcore", "transformers", "torch"} <= m.versions.keys()
+    assert {"items_s", "load_s", "score_s", "total_s"} <= vars(m.timings_s).keys()
     assert set(again.tables) == {"rows", "decisions", "summary"}
     pub = pd.read_csv(record.path / "outputs_summary.tsv", sep="\t")
     assert set(pub["construction"]) == {"muchless"}
@@ -145,7 +154,7 @@ def test_masked_model_runs_every_suite(tiny_bert: Path, cache_dir: Path, suite: 
     record = run_suite(ModelSpec(str(tiny_bert), kind="masked"),
                        RunConfig(suite=suite, scoring=scoring, limit_blocks=2))
     expected = {"semantic": scoring, "syntax": scoring or "pll-original", "affinity": "global-affinity"}
-    assert record.manifest["scoring"] == expected[suite]
+    assert record.manifest.scoring == expected[suite]
     assert record.summary["accuracy"].between(0, 1).all()
     assert set(record.summary["construction"]) >= {"let_alone", "never_mind"}
 
@@ -158,16 +167,16 @@ def test_affinity_averages_words(tiny_roberta: Path, cache_dir: Path) -> None:
     assert ("let_alone", "word_alone") in s.index
 
 
-def test_blimp_through_the_runner(tiny_gpt2: Path, shared_data: Path, cache_dir: Path) -> None:
+def test_blimp_through_the_runner(tiny_gpt2: Path, blimp_folder: Path, cache_dir: Path) -> None:
     record = run_suite(ModelSpec(str(tiny_gpt2)),
-                       RunConfig(suite="blimp", items_path=str(shared_data / "blimp"), limit_blocks=5))
+                       RunConfig(suite="blimp", items_path=str(blimp_folder), limit_blocks=5))
     s = record.summary.set_index("filter")
-    assert s.loc["all", "n"] == 67 * 5
-    assert "paradigm_adjunct_island" in s.index
-    assert record.manifest["settings"]["reduction"] == "sum"
+    assert s.loc["all", "n"] == 2 * 5
+    assert "paradigm_wh_island" in s.index
+    assert record.manifest.settings["reduction"] == "sum"
     from pfcore.store.results import load_results
     table = load_results()
-    mine = table[table["source"] == f"pfcore run {record.manifest['run_id']}"]
+    mine = table[table["source"] == f"pfcore run {record.manifest.run_id}"]
     assert set(mine["suite"]) == {"blimp"} and "accuracy" in set(mine["metric"])
 
 
@@ -191,7 +200,7 @@ def test_cached_rerun_loads_neither_model_nor_torch(tiny_gpt2: Path, cache_dir: 
     argv = ["run", "--suite", "semantic", "--model", str(tiny_gpt2), "--construction", "let_alone",
             "--limit-blocks", "2", "--json"]
     first = run_suite(ModelSpec(str(tiny_gpt2)), RunConfig(constructions=("let_alone",), limit_blocks=2))
-    assert first.manifest["timings_s"]["load_s"] > 0
+    assert first.manifest.timings_s.load_s > 0
     code = ("import json, sys, contextlib, io; from pfcore.cli import main\n"
             f"out = io.StringIO()\nwith contextlib.redirect_stdout(out): main({argv!r})\n"
             "print(json.dumps({'run': json.loads(out.getvalue()), 'torch': 'torch' in sys.modules}))")
@@ -207,13 +216,13 @@ def test_cached_rerun_loads_neither_model_nor_torch(tiny_gpt2: Path, cache_dir: 
 @pytest.mark.parametrize("bos", [False, True])
 def test_lazy_scorer_keys_equal_the_loaded_scorers(tiny_gpt2: Path, bos: bool) -> None:
     spec, config = ModelSpec(str(tiny_gpt2)), RunConfig(bos=bos)
-    lazy = LazyScorer(spec, "causal", config)
-    assert lazy.cache_identity() == make_scorer(load_model(spec), "causal", config).cache_identity()
+    lazy = LazyScorer(spec, ScoringMethod.CAUSAL, config.bos)
+    assert lazy.cache_identity() == make_scorer(load_model(spec), ScoringMethod.CAUSAL, config.bos).cache_identity()
     assert "scorer" not in lazy.__dict__  # the identity did not load the model
 
 
 def test_lazy_pll_scorer_keys_equal_the_loaded_scorers(tiny_bert: Path) -> None:
     spec, config = ModelSpec(str(tiny_bert), kind="masked"), RunConfig()
-    for scoring in ("pll-original", "pll-l2r"):
-        loaded = make_scorer(load_model(spec), scoring, config)
-        assert LazyScorer(spec, scoring, config).cache_identity() == loaded.cache_identity()
+    for scoring in (ScoringMethod.PLL_ORIGINAL, ScoringMethod.PLL_L2R):
+        loaded = make_scorer(load_model(spec), scoring, config.bos)
+        assert LazyScorer(spec, scoring, config.bos).cache_identity() == loaded.cache_identity()

@@ -13,7 +13,6 @@ from pfcore.errors import InputError
 from pfcore.models import ModelSpec
 from pfcore.store.results import load_results
 from pfcore.suites import trajectory
-from pfcore.suites.runner import RunConfig
 from tests.tiny_models import build_checkpoint_series
 
 

@@ -6,13 +6,12 @@ import json
 import math
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from pfcore.analysis.fdcorr import fd_correlation
-from pfcore.analysis.models import (PREDICTORS, MixedFit, accuracy_data,
-                                    accuracy_parameter_rho, fit_mixed)
+from pfcore.analysis.models import PREDICTORS, MixedFit, accuracy_data, accuracy_parameter_rho, fit_mixed
 from pfcore.analysis.series import available_series, milestones, series_values
-from pfcore.store.results import (fetch_published, import_published, load_results,
-                                  results_path, summarize)
+from pfcore.store.results import fetch_published, import_published, load_results, results_path, summarize
 
 SERIES_HELP = ("CONSTRUCTION:FILTER[@METRIC], e.g. letalone:aligned, pf_avg:all, "
                "ewok:domain_physical-relations, blimp:all, syntax:Avg_Test")
@@ -38,7 +37,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         _print_json(summary)
         return 0
     print(f"imported {summary['rows']} rows from {summary['sources']} files into {results_path()}")
-    for model, info in summary["models"].items():
+    models: dict[str, dict[str, Any]] = summary["models"]  # type: ignore[assignment]
+    for model, info in models.items():
         print(f"  {model}: {info['rows']} rows, {info['revisions']} revisions, "
               f"suites {', '.join(info['suites'])}")
     return 0

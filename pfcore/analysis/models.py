@@ -19,12 +19,11 @@ from statsmodels.tools.sm_exceptions import ConvergenceWarning
 
 from pfcore.analysis.reference import load_reference
 from pfcore.errors import InputError
-from pfcore.store.results import PF_CONSTRUCTIONS
+from pfcore.items.schema import PF_CONSTRUCTIONS
+from pfcore.store.model_sizes import INFO_COLUMNS, MODEL_TYPES
 
 RUN_SOURCE_PREFIX = "pfcore run "
 RUN_FILTER = "aligned"
-INFO_COLUMNS = ("parameters", "pretraining_tokens", "model_type")
-MODEL_TYPES = ("CausalLM", "MLM")
 PREDICTORS = {
     "log_parameters": "np.log(parameters)",
     "log_tokens": "np.log(pretraining_tokens)",

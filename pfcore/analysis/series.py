@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from pfcore.errors import InputError
-from pfcore.store.results import PF_CONSTRUCTIONS
+from pfcore.items.schema import PF_CONSTRUCTIONS
 
 AVERAGES = {"pf_avg": "semantic", "syntax": "syntax"}
 TOLERANCE = 1e-9

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, TypeVar
 
+from pfcore.scoring.requests import BLANK
+
 # Construction name -> its fixed words, as the published files name them.
 CONSTRUCTIONS: dict[str, str] = {
     "let_alone": "let alone",
@@ -14,8 +16,12 @@ CONSTRUCTIONS: dict[str, str] = {
     "not_to_mention": "not to mention",
     "never_mind": "never mind",
 }
+# The same constructions as the published per-checkpoint summaries spell them (semantic files:
+# "letalone"; syntactic files use the words themselves, as CONSTRUCTIONS gives them).
+PUBLISHED_NAMES: dict[str, str] = {name: words.replace(" ", "") for name, words in CONSTRUCTIONS.items()}
+PF_CONSTRUCTIONS: tuple[str, ...] = tuple(PUBLISHED_NAMES.values())
 SYNTAX_CONTROL = "and"  # the syntactic suite's control "construction"
-MASK = "<MASK>"
+MASK = BLANK  # the blank of a semantic follow-up
 FILLS: tuple[str, str] = ("easier", "harder")
 CONTEXT_ORDERS = ("aligned", "misaligned")
 FOLLOWUP_ORDERS = ("same", "reversed")
@@ -156,7 +162,7 @@ T = TypeVar("T", SemanticItem, SyntaxItem, AffinityItem)
 
 def build(cls: type[T], **content: Any) -> T:
     """An item of `cls` from its content, with the id fields computed from it."""
-    return cls(**cls.ids_of(content), **content)
+    return cls(**{**content, **cls.ids_of(content)})
 
 
 def computed_ids(item: Item) -> dict[str, str]:

@@ -7,7 +7,7 @@ import os
 import shutil
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # checking a finished conversion needs none of the heavy libraries
     from transformers import PreTrainedTokenizerBase
@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # checking a finished conversion needs none of the heavy libr
 MARKER = "pfcore-converted.json"
 
 
-def _metadata(path: Path) -> dict[str, object]:
+def _metadata(path: Path) -> dict[str, Any]:
     """The tokenizer facts transformers 4.57 ignores when it reads a GGUF (BOS policy, EOS, PAD)."""
     import gguf
 
@@ -25,7 +25,7 @@ def _metadata(path: Path) -> dict[str, object]:
     return {key: reader.fields[key].contents() for key in wanted if key in reader.fields}
 
 
-def fix_tokenizer(tok: PreTrainedTokenizerBase, meta: dict[str, object]) -> None:
+def fix_tokenizer(tok: PreTrainedTokenizerBase, meta: dict[str, Any]) -> None:
     """Apply the GGUF's own BOS/EOS/PAD settings (SmolLM2: no BOS, eos = pad = <|im_end|>)."""
     if "tokenizer.ggml.add_bos_token" in meta:
         tok.add_bos_token = bool(meta["tokenizer.ggml.add_bos_token"])
@@ -74,7 +74,8 @@ def convert(source: Path, folder: Path) -> Path:
         model = AutoModelForCausalLM.from_pretrained(source.parent, gguf_file=source.name,
                                                      dtype=torch.float32)
     fix_tokenizer(tok, _metadata(source))
-    model.generation_config.pad_token_id = tok.pad_token_id
+    if model.generation_config is not None:
+        model.generation_config.pad_token_id = tok.pad_token_id
     model.save_pretrained(tmp, safe_serialization=True)
     tok.save_pretrained(tmp)
     files = {p.name: p.stat().st_size for p in tmp.iterdir() if p.is_file()}

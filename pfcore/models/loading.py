@@ -11,14 +11,14 @@ import warnings
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from pfcore.errors import ModelLoadError
 from pfcore.models import gguf_convert
+from pfcore.models.memory import keep_freed_memory
 from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
 from pfcore.paths import cache_subdir
-from pfcore.scoring.memory import keep_freed_memory
 
 if TYPE_CHECKING:  # torch and transformers load only when a model does (a cached run needs neither)
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
@@ -72,7 +72,7 @@ def converted_folder(gguf: Path) -> Path:
     if gguf_convert.is_complete(folder, gguf):
         return folder
     if folder.exists():
-        warnings.warn(f"converted model at {folder} is incomplete or stale; rebuilding it")
+        warnings.warn(f"converted model at {folder} is incomplete or stale; rebuilding it", stacklevel=2)
     log.info("converting %s to safetensors under %s (once)", gguf.name, folder)
     return gguf_convert.convert(gguf, folder)
 
@@ -117,7 +117,7 @@ def _load_kwargs(spec: ModelSpec, source: str, local: bool) -> dict[str, object]
     return kwargs
 
 
-def _auto_class(spec: ModelSpec, config: object) -> type:
+def _auto_class(spec: ModelSpec, config: object) -> Any:
     """AutoModelForCausalLM or AutoModelForMaskedLM, refusing a mismatch with a clear message."""
     from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
     archs = " ".join(getattr(config, "architectures", None) or [])
@@ -190,7 +190,7 @@ def load_model(spec: ModelSpec | None = None) -> LoadedModel:
         folder = _converted_copy(spec)
         if folder is None or not folder.exists():
             raise
-        warnings.warn(f"the converted copy of {spec.label} is damaged; converting it again")
+        warnings.warn(f"the converted copy of {spec.label} is damaged; converting it again", stacklevel=2)
         shutil.rmtree(folder, ignore_errors=True)
         loaded = _load(spec)
     _LOADED[spec] = loaded

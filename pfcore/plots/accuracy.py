@@ -60,3 +60,12 @@ def accuracy_bars_figure(accuracy: pd.DataFrame, chance: float | None = 0.5) -> 
     fig.update_layout(barmode="group", legend_title_text="Filter",
                       yaxis={"title": {"text": "Accuracy (95% interval)"}, "range": [0, 1]})
     return fig
+
+
+def mark_own_runs(fig: go.Figure, own_suffix: str) -> go.Figure:
+    """Draw the own-run traces of Figure 1 as large stars, and the legend above the plot (clear
+    of the colour bar)."""
+    fig.for_each_trace(lambda t: t.update(marker_symbol="star", marker_size=18)
+                       if t.name and t.name.endswith(own_suffix) else None)
+    fig.update_layout(legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0})
+    return fig

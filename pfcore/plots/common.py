@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-CONSTRUCTION_TITLES = {"letalone": "Let alone", "muchless": "Much less",
-                       "nottomention": "Not to mention", "nevermind": "Never mind"}
+from pfcore.items.schema import CONSTRUCTIONS, PUBLISHED_NAMES
+
+CONSTRUCTION_TITLES = {PUBLISHED_NAMES[name]: words.capitalize() for name, words in CONSTRUCTIONS.items()}
 
 
 def require_columns(df: pd.DataFrame, columns: tuple[str, ...], what: str) -> None:

@@ -1,5 +1,5 @@
-"""Figures the pages draw that pfcore.plots does not have: per-token surprisal bars and the
-surprisal rises of the syntactic manipulations."""
+"""Per-token surprisal bars and the surprisal rises of the syntactic manipulations (the Probe and
+Items pages' figures)."""
 from __future__ import annotations
 
 import pandas as pd

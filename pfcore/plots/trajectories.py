@@ -2,15 +2,20 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
+from pfcore.analysis.fdcorr import FDCorrelation
+from pfcore.analysis.trajectories import log_axis
+from pfcore.errors import InputError
 from pfcore.plots.common import CONSTRUCTION_TITLES, require_columns
 
 CHANCE = 0.5
+EWOK_CHANCE = 0.25  # EWoK's chance level (the paper's Figure 2 caption); 0.5 for the rest
 
 
 def _step_axis(fig: go.Figure, log_x: bool) -> None:
@@ -96,4 +101,32 @@ def fd_scatter_figure(points: pd.DataFrame) -> go.Figure:
         fig.add_vline(x=0, line_dash="dash", line_color="grey", row=1, col=i)
         fig.update_xaxes(title_text=f"Δ {x}", row=1, col=i)
         fig.update_yaxes(title_text=f"Δ {y}", row=1, col=i)
+    return fig
+
+
+def curves_figure(data: pd.DataFrame, title: str) -> go.Figure:
+    """Figure 2: one line per label over checkpoints, with chance at 0.5 (and 0.25 for EWoK)."""
+    fig = trajectory_figure(data.assign(series=data["label"]), title=title, log_x=log_axis(data["step"]))
+    if data["series"].str.startswith("ewok:").any():
+        fig.add_hline(y=EWOK_CHANCE, line_dash="dot", line_color="grey", annotation_text="EWoK chance",
+                      annotation_position="bottom right")
+    return fig
+
+
+def construction_figure(data: pd.DataFrame) -> go.Figure:
+    """Figure 3: a panel per construction, a line per filter."""
+    fig = construction_panels_figure(data, log_x=log_axis(data["step"]))
+    fig.update_layout(height=620)
+    return fig
+
+
+def fd_figure(results: Sequence[FDCorrelation]) -> go.Figure:
+    """Figure 4: a scatter of changes per pair; each panel's title names its y series (the axes
+    name both) with Spearman's rho, its p and n."""
+    if not results:
+        raise InputError("no pair could be computed")
+    fig = fd_scatter_figure(pd.concat([r.points() for r in results], ignore_index=True))
+    for annotation, r in zip(fig.layout.annotations, results):
+        annotation.text = f"{r.y}<br>ρ = {r.spearman:.2f}, p = {r.spearman_p:.3f}, n = {r.n}"
+    fig.update_layout(height=430, margin={"t": 90})
     return fig

@@ -8,9 +8,8 @@ import pandas as pd
 
 from pfcore.errors import InputError
 from pfcore.probe.detect import FRAME_EXAMPLE, Probe, clean_text
-from pfcore.scoring.cached import RequestScorer, score_cached
-from pfcore.scoring.requests import Reduction, Request, TokenScores
-from pfcore.store.cache import ScoreCache
+from pfcore.scoring.requests import Reduction, Request, RequestScorer, TokenScores
+from pfcore.store.cache import ScoreCache, score_cached
 from pfcore.suites import syntax
 
 CONTEXTS = ("construction", "control")
@@ -75,7 +74,7 @@ def score_probe(scorer: RequestScorer, probe: Probe, entailed: str, contradicted
 
 def _unscored_lead(scorer: RequestScorer, text: str, scores: TokenScores) -> tuple[str, ...]:
     """The sentence's leading tokens that the scorer leaves unscored (the first one, without BOS)."""
-    ids = scorer.loaded.tokenizer(text, add_special_tokens=False)["input_ids"]
+    ids = scorer.text_token_ids(text)
     return scorer.display_tokens(ids[:max(0, len(ids) - len(scores.token_ids))])
 
 

@@ -1,9 +1,9 @@
-"""The Probe page's presentation of pfcore.probe results: readable panel names and a JSON summary."""
+"""A probe's results for reading: per-token tables with readable panel names, and a JSON summary."""
 from __future__ import annotations
 
 import pandas as pd
 
-from pfcore.probe import ProbeResult
+from pfcore.probe.score import ProbeResult
 
 PART_NAMES = {"entailed": "entailed follow-up", "contradicted": "contradicted follow-up"}
 

@@ -4,22 +4,26 @@ text runs through the model once, and the output layer runs only where a score i
 Token boundaries and the first-token/BOS policy are minicons' `IncrementalLMScorer`'s."""
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
 
 from pfcore.errors import InputError
+from pfcore.models.identity import model_identity
 from pfcore.models.loading import LoadedModel
-from pfcore.scoring.cached import model_identity
-from pfcore.scoring.methods import scoring_identity
-from pfcore.scoring.requests import Reduction, Request, TokenScores, reduce_all
+from pfcore.paths import cache_root
+from pfcore.scoring.methods import ScoringMethod
+from pfcore.scoring.requests import Progress, Reduction, Request, TokenScores, reduce_all
 
 log = logging.getLogger(__name__)
 
-Progress = Callable[[int, int], None]
 MAX_TEXT_CHARS = 20_000
 HEAD_ROWS = 128  # query rows per output-layer slice (128 x 49k logits is 25 MB)
 
@@ -57,8 +61,9 @@ class CausalScorer:
         self.pad_id = self.tok.pad_token_id if self.tok.pad_token_id is not None else self.tok.eos_token_id
         self.max_len = loaded.max_length
         self._token_text: dict[int, str] = {}
-        self._head = _split_head(self.model)
-        self._tree_ok = self.settings.tree and self._tree_is_exact()
+        checks = ExactnessMemo(model_identity(loaded.spec, loaded.source))
+        self._head = _split_head(self.model, checks)
+        self._tree_ok = self.settings.tree and checks.remember("tree", self._tree_is_exact)
 
     # ----- encoding (minicons' token boundaries) -----
 
@@ -88,10 +93,20 @@ class CausalScorer:
             out.append(Encoded(tuple(ids), max(start, 1)))
         return out
 
+    @property
+    def method(self) -> ScoringMethod:
+        """Causal log-probabilities."""
+        return ScoringMethod.CAUSAL
+
     def cache_identity(self) -> dict[str, object]:
         """Model identity plus the settings that change scores (for the score cache)."""
         return {**model_identity(self.loaded.spec, self.loaded.source),
-                **scoring_identity("causal", self.settings.bos)}
+                **ScoringMethod.CAUSAL.identity(self.settings.bos)}
+
+    def text_token_ids(self, text: str) -> tuple[int, ...]:
+        """The ids a whole text tokenizes into (with BOS when it is on), scored or not."""
+        bos = [self.tok.bos_token_id] if self.settings.bos else []
+        return tuple(bos + self.tok(text, add_special_tokens=False)["input_ids"])
 
     def display_tokens(self, ids: Sequence[int]) -> tuple[str, ...]:
         """Readable token strings (spaces shown as spaces, not as byte markers), memoised per id."""
@@ -366,7 +381,7 @@ def _tree_mask(packs: list[Pack], width: int, dtype: torch.dtype) -> torch.Tenso
     return mask
 
 
-def _split_head(model: torch.nn.Module) -> tuple[torch.nn.Module, torch.nn.Module] | None:
+def _split_head(model: Any, checks: ExactnessMemo) -> tuple[torch.nn.Module, torch.nn.Module] | None:
     """(body, output layer) when logits are exactly head(last hidden state), else None."""
     head = model.get_output_embeddings()
     base = getattr(model, "base_model", None)
@@ -375,8 +390,48 @@ def _split_head(model: torch.nn.Module) -> tuple[torch.nn.Module, torch.nn.Modul
         return None
     if getattr(cfg, "final_logit_softcapping", None) or getattr(cfg, "logit_scale", None) not in (None, 1, 1.0):
         return None
-    with torch.inference_mode():
-        ids = torch.arange(2, 8).unsqueeze(0).to(model.device) % cfg.vocab_size
-        full = model(input_ids=ids, use_cache=False).logits
-        split = head(base(input_ids=ids, use_cache=False).last_hidden_state)
-    return (base, head) if torch.allclose(full, split, atol=1e-5) else None
+
+    def exact() -> bool:
+        with torch.inference_mode():
+            ids = torch.arange(2, 8).unsqueeze(0).to(model.device) % cfg.vocab_size
+            full = model(input_ids=ids, use_cache=False).logits
+            split = head(base(input_ids=ids, use_cache=False).last_hidden_state)
+        return bool(torch.allclose(full, split, atol=1e-5))
+
+    return (base, head) if checks.remember("head", exact) else None
+
+
+class ExactnessMemo:
+    """The outcomes of a model's exactness checks (head after body, tree packing), kept on disk per
+    model identity, so a scorer for a model checked before is built without forward passes."""
+
+    def __init__(self, identity: dict[str, object]) -> None:
+        self.key = hashlib.sha256(json.dumps(identity, sort_keys=True, default=str).encode()).hexdigest()
+        self.path = cache_root() / "scorer-checks.json"
+
+    def remember(self, name: str, check: Callable[[], bool]) -> bool:
+        """The check's stored outcome for this model, or its outcome now (then stored)."""
+        known = self._read()
+        entry = known.get(self.key, {})
+        if name not in entry:
+            entry[name] = check()
+            known[self.key] = entry
+            self._write(known)
+        return bool(entry[name])
+
+    def _read(self) -> dict[str, dict[str, bool]]:
+        """Every stored outcome ({} when the file is missing or unreadable)."""
+        try:
+            data = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def _write(self, known: dict[str, dict[str, bool]]) -> None:
+        """Store the outcomes atomically (a failed write only means checking again next time)."""
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        try:
+            tmp.write_text(json.dumps(known))
+            os.replace(tmp, self.path)
+        except OSError:
+            tmp.unlink(missing_ok=True)

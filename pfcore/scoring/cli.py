@@ -7,10 +7,9 @@ import json
 from pfcore.cli_common import add_model_args, spec_from_args
 from pfcore.errors import InputError
 from pfcore.models.loading import load_model
-from pfcore.scoring.cached import score_cached
 from pfcore.scoring.causal import CausalScorer, ScorerSettings
 from pfcore.scoring.requests import Request, TokenScores
-from pfcore.store.cache import ScoreCache
+from pfcore.store.cache import ScoreCache, score_cached
 
 
 def register(sub: argparse._SubParsersAction) -> None:

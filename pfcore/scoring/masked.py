@@ -12,7 +12,7 @@ import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import torch
 from transformers import PreTrainedTokenizerBase
@@ -22,11 +22,11 @@ from transformers.models.auto.modeling_auto import (
 )
 
 from pfcore.errors import InputError
+from pfcore.models.loading import LoadedModel
+from pfcore.scoring.requests import BLANK, REDUCTIONS, Reduction
 
 Metric = Literal["original", "within_word_l2r"]
-Reduction = Literal["sum", "mean"]
 METRICS: tuple[str, ...] = ("original", "within_word_l2r")
-REDUCTIONS: tuple[str, ...] = ("sum", "mean")
 Span = tuple[int, int]
 
 
@@ -72,10 +72,10 @@ def _canonical(ids: Sequence[int], masked: Sequence[int], position: int, mask_id
 
 
 class MaskedScorer:
-    """Scores text with an already-loaded Hugging Face masked LM and its (fast) tokenizer."""
+    """Scores text with a loaded Hugging Face masked LM and its (fast) tokenizer."""
 
-    def __init__(self, model: torch.nn.Module, tokenizer: PreTrainedTokenizerBase, device: str = "cpu",
-                 max_batch_tokens: int = 4096) -> None:
+    def __init__(self, loaded: LoadedModel, max_batch_tokens: int = 4096) -> None:
+        model, tokenizer = loaded.model, loaded.tokenizer
         _check_masked_lm(model)
         if tokenizer.mask_token_id is None:
             raise InputError(f"the tokenizer {type(tokenizer).__name__} has no mask token; "
@@ -85,8 +85,9 @@ class MaskedScorer:
                              "offsets); load it with use_fast=True")
         if max_batch_tokens < 1:
             raise InputError(f"max_batch_tokens must be at least 1, got {max_batch_tokens}")
-        self.device = torch.device(device)
-        self.model = model if model.device == self.device else model.to(self.device)
+        self.loaded = loaded
+        self.device = torch.device(loaded.spec.device)
+        self.model: Any = model if model.device == self.device else model.to(self.device)  # type: ignore[arg-type]
         self.model.eval()
         self.tokenizer = tokenizer
         self.max_batch_tokens = max_batch_tokens
@@ -166,23 +167,31 @@ class MaskedScorer:
     # ----- masked-token readout of a blank -----
 
     def blank_logodds(self, texts_with_blank: Sequence[str], fills: Sequence[str] = ("easier", "harder"),
-                      blank: str = "<MASK>") -> list[BlankScore]:
+                      blank: str = BLANK) -> list[BlankScore]:
         """log P(fill 1) - log P(fill 2) at the blank: one masked token per single-piece fill,
         within-word left-to-right PLL over the pieces of a fill that is several pieces."""
         if len(fills) != 2 or not all(isinstance(f, str) and f.strip() for f in fills):
             raise InputError(f"give exactly two non-empty fills, got {list(fills)!r}")
-        plans = [[self._fill_requests(text, fill, blank) for fill in fills] for text in texts_with_blank]
-        logprobs = iter(self._target_logprobs([r for plan in plans for fp in plan for r in fp]))
+        pairs = [(text, fill) for text in texts_with_blank for fill in fills]
+        pieces = iter(self.fill_logprobs(pairs, blank))
         results = []
-        for text, plan in zip(texts_with_blank, plans):
-            logp = tuple(math.fsum(next(logprobs) for _ in fp) for fp in plan)
-            n_pieces = tuple(len(fp) for fp in plan)
+        for text in texts_with_blank:
+            per_fill = (next(pieces), next(pieces))
+            logp = tuple(math.fsum(lp for _, lp in fp) for fp in per_fill)
+            n_pieces = (len(per_fill[0]), len(per_fill[1]))
             multi = max(n_pieces) > 1
             results.append(BlankScore(text=text, fills=(fills[0], fills[1]), logp=(logp[0], logp[1]),
-                                      log_odds=logp[0] - logp[1], n_pieces=(n_pieces[0], n_pieces[1]),
-                                      multi_piece=multi,
+                                      log_odds=logp[0] - logp[1], n_pieces=n_pieces, multi_piece=multi,
                                       method="pll_within_word_l2r" if multi else "masked_token"))
         return results
+
+    def fill_logprobs(self, pairs: Sequence[tuple[str, str]],
+                      blank: str = BLANK) -> list[list[tuple[int, float]]]:
+        """(token id, log P) of each piece of `fill` put into the blank of `text`, for each
+        (text, fill) pair, read left to right with the rest of the fill masked."""
+        plans = [self._fill_requests(text, fill, blank) for text, fill in pairs]
+        logprobs = iter(self._target_logprobs([r for plan in plans for r in plan]))
+        return [[(target, next(logprobs)) for _, target in plan] for plan in plans]
 
     def _fill_requests(self, text: str, fill: str, blank: str) -> list[tuple[_Input, int]]:
         """Rows reading the fill's pieces left to right, each with itself and the pieces after it masked."""

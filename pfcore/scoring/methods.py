@@ -1,12 +1,70 @@
-"""The scoring methods a run can use, and which of their settings change the numbers."""
+"""The scoring methods a run can use, the model kind each needs, and which of their settings change
+the numbers (what the score cache keys on)."""
 from __future__ import annotations
 
-SCORINGS = ("causal", "masked-token", "pll-original", "pll-l2r")
-PLL_METRICS = {"pll-original": "original", "pll-l2r": "within_word_l2r"}
+from enum import StrEnum
+
+from pfcore.errors import InputError
 
 
-def scoring_identity(scoring: str, bos: bool = False) -> dict[str, object]:
-    """What of a request scorer changes its scores, for cache keys (packing and batching do not)."""
-    if scoring == "causal":
-        return {"scorer": "causal", "bos": bos}
-    return {"scorer": "pll", "metric": PLL_METRICS[scoring]}
+class ScoringMethod(StrEnum):
+    """How a model's probabilities become scores; the value is the name runs and the CLI use."""
+
+    CAUSAL = "causal"
+    MASKED_TOKEN = "masked-token"
+    PLL_ORIGINAL = "pll-original"
+    PLL_L2R = "pll-l2r"
+    GLOBAL_AFFINITY = "global-affinity"
+
+    @property
+    def kind(self) -> str:
+        """The model kind the method needs: "causal" or "masked"."""
+        return "causal" if self is ScoringMethod.CAUSAL else "masked"
+
+    @property
+    def pll_metric(self) -> str:
+        """minicons' PLL metric name of a PLL method ("original", "within_word_l2r")."""
+        return {ScoringMethod.PLL_ORIGINAL: "original", ScoringMethod.PLL_L2R: "within_word_l2r"}[self]
+
+    @property
+    def is_pll(self) -> bool:
+        """Whether the method is a pseudo-log-likelihood."""
+        return self in (ScoringMethod.PLL_ORIGINAL, ScoringMethod.PLL_L2R)
+
+    @property
+    def label(self) -> str:
+        """How the scores were computed, in words (for captions)."""
+        return LABELS[self]
+
+    def identity(self, bos: bool = False) -> dict[str, object]:
+        """What of a scorer changes its scores, for cache keys (packing and batching do not)."""
+        if self is ScoringMethod.CAUSAL:
+            return {"scorer": "causal", "bos": bos}
+        if self.is_pll:
+            return {"scorer": "pll", "metric": self.pll_metric}
+        return {"scorer": self.value}
+
+
+LABELS = {
+    ScoringMethod.CAUSAL: "causal log-probabilities",
+    ScoringMethod.MASKED_TOKEN: "masked-token readout of the blank (masked model)",
+    ScoringMethod.PLL_ORIGINAL: "pseudo-log-likelihood, metric original (masked model)",
+    ScoringMethod.PLL_L2R: "pseudo-log-likelihood, metric within_word_l2r (masked model)",
+    ScoringMethod.GLOBAL_AFFINITY: "Global Affinity: P(word | word masked) (masked model)",
+}
+
+
+def parse_method(name: str | ScoringMethod) -> ScoringMethod:
+    """The method a name stands for; InputError listing the known names otherwise."""
+    try:
+        return ScoringMethod(name)
+    except ValueError:
+        known = ", ".join(m.value for m in ScoringMethod)
+        raise InputError(f"unknown scoring {name!r}; choose one of {known}") from None
+
+
+def check_fits(method: ScoringMethod, kind: str, label: str) -> ScoringMethod:
+    """The method, unless the model's kind cannot use it (InputError saying so)."""
+    if method.kind != kind:
+        raise InputError(f"scoring {method.value!r} does not fit the {kind} model {label}")
+    return method

@@ -1,15 +1,23 @@
-"""Scoring requests and results shared by every scorer: what to score, and per-token log-probs."""
+"""What every scorer shares: requests (what to score), per-token log-probs (what comes back), the
+reductions, progress callbacks, and the RequestScorer protocol the rest of pfcore scores through."""
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 import numpy as np
 
+if TYPE_CHECKING:
+    from pfcore.scoring.methods import ScoringMethod
+
 Reduction = Literal["sum", "mean"]
+REDUCTIONS: tuple[Reduction, ...] = ("mean", "sum")
+Progress = Callable[[int, int], None]
+"""progress(done, total), called as work finishes."""
 LN2 = math.log(2.0)
+BLANK = "<MASK>"  # marks the blank of a text whose fills a masked-token request reads
 
 
 @dataclass(frozen=True)
@@ -60,3 +68,29 @@ def reduce_all(scores: Sequence[TokenScores], how: Reduction = "sum") -> list[fl
                                np.cumsum(lengths)[scored] - lengths[scored])
         out[scored] = sums if how == "sum" else sums / lengths[scored]
     return out.tolist()
+
+
+class RequestScorer(Protocol):
+    """What the rest of pfcore needs of a scorer (causal, masked PLL or blank readout, fake):
+    scores, display strings, cache key material, and how a text splits into tokens."""
+
+    @property
+    def method(self) -> ScoringMethod:
+        """How the scores are computed."""
+        ...
+
+    def score(self, requests: Sequence[Request], progress: Progress | None = None) -> list[TokenScores]:
+        """Per-token log-probs of each request's scored tokens, in request order."""
+        ...
+
+    def display_tokens(self, ids: Sequence[int]) -> tuple[str, ...]:
+        """Readable strings of token ids."""
+        ...
+
+    def cache_identity(self) -> dict[str, object]:
+        """Everything that changes the numbers (model identity, settings): the cache's namespace."""
+        ...
+
+    def text_token_ids(self, text: str) -> tuple[int, ...]:
+        """The ids a whole text tokenizes into, scored or not (to show unscored leading tokens)."""
+        ...

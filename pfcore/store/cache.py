@@ -1,6 +1,7 @@
 """Persistent score cache: SQLite in WAL mode, one row per scored request, keyed by sha256 of
 (model identity, scorer settings, exact texts). Safe for concurrent processes; each chunk is
-committed as it finishes, so an interrupted run resumes without rescoring."""
+committed as it finishes, so an interrupted run resumes without rescoring. `score_cached` scores
+requests through it."""
 from __future__ import annotations
 
 import hashlib
@@ -15,8 +16,10 @@ from pathlib import Path
 import numpy as np
 
 from pfcore.paths import cache_root
+from pfcore.scoring.requests import Progress, Request, RequestScorer, TokenScores
 
 log = logging.getLogger(__name__)
+CHUNK = 2048  # requests scored between two commits to the cache
 
 SCHEMA = """CREATE TABLE IF NOT EXISTS scores (
     key TEXT PRIMARY KEY,
@@ -51,7 +54,7 @@ class ScoreCache:
         except sqlite3.DatabaseError as exc:
             aside = self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
             warnings.warn(f"score cache {self.path} is corrupt ({exc}); moved it to {aside.name} "
-                          "and started a new one")
+                          "and started a new one", stacklevel=2)
             self.path.replace(aside)
             for suffix in ("-wal", "-shm"):
                 Path(f"{self.path}{suffix}").unlink(missing_ok=True)
@@ -101,3 +104,42 @@ class ScoreCache:
     def close(self) -> None:
         """Close the connection."""
         self.conn.close()
+
+
+def score_cached(scorer: RequestScorer, requests: Sequence[Request], cache: ScoreCache | None,
+                 progress: Progress | None = None, chunk: int = CHUNK) -> list[TokenScores]:
+    """Per-token scores for each request; cached ones are read, the rest scored and stored."""
+    if cache is None:
+        return scorer.score(requests, progress)
+    ns = namespace(scorer.cache_identity())
+    unique = list(dict.fromkeys(requests))
+    keys = {r: request_key(ns, r.prefix, r.text) for r in unique}
+    found = cache.get_many(list(keys.values()))
+    results = {r: TokenScores(*found[keys[r]], scorer.display_tokens) for r in unique if keys[r] in found}
+    todo = [r for r in unique if r not in results]
+    total, base = len(unique), len(results)
+    if progress:
+        progress(base, total)
+    for start in range(0, len(todo), chunk):
+        part = todo[start:start + chunk]
+        scored = scorer.score(part, _offset(progress, base + start, total))
+        cache.put_many((keys[r], s.token_ids, s.logprobs) for r, s in zip(part, scored))
+        results.update(zip(part, scored))
+    return [results[r] for r in requests]
+
+
+def _offset(progress: Progress | None, offset: int, total: int) -> Progress | None:
+    """A chunk's progress reported as progress of the whole request list."""
+    if progress is None:
+        return None
+    return lambda done, _todo: progress(offset + done, total)
+
+
+def score_persistent(scorer: RequestScorer, requests: Sequence[Request],
+                     progress: Progress | None = None) -> list[TokenScores]:
+    """Score through the persistent cache, opened for this call and closed after (the app's way)."""
+    cache = ScoreCache()
+    try:
+        return score_cached(scorer, requests, cache, progress)
+    finally:
+        cache.close()

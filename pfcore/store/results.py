@@ -20,7 +20,6 @@ from pfcore.paths import cache_subdir
 
 RESULT_COLUMNS = ("model", "revision", "step", "suite", "construction", "filter", "metric",
                   "value", "source")
-PF_CONSTRUCTIONS = ("letalone", "muchless", "nottomention", "nevermind")
 BENCHMARK_SUITES = ("blimp", "comps", "ewok")
 FILTER_COLUMNS = ("world_knowledge_filter", "test_type")
 KEY_COLUMNS = ("revision", "construction")
@@ -239,3 +238,25 @@ def fetch_published(dest: Path) -> list[Path]:
         raise InputError(f"github.com lists no summary files under {PUBLISHED_FOLDER}/ at "
                          f"{PUBLISHED_REPO}@{PUBLISHED_COMMIT[:7]}")
     return written
+
+
+def _imported(rows: pd.DataFrame, where: str) -> str:
+    """What an import added, in one line."""
+    return (f"Imported {len(rows):,} rows from {rows['source'].nunique()} files ({where}) for "
+            f"{rows['model'].nunique()} models.")
+
+
+def import_folder(folder: str) -> str:
+    """Import every published summary TSV under a folder into the results table; a report line."""
+    if not folder.strip():
+        raise InputError("give the folder of the published summaries (Meaning_Alone's outputs_summary)")
+    root = Path(folder.strip()).expanduser()
+    return _imported(import_published(root), str(root))
+
+
+def fetch_and_import() -> str:
+    """Download the published summaries from the paper's repository into the cache and import
+    them; InputError (with what to do instead) when github.com cannot be reached."""
+    dest = cache_subdir("published")
+    fetch_published(dest)
+    return _imported(import_published(dest), f"downloaded from {PUBLISHED_REPO} into {dest}")

@@ -1,5 +1,5 @@
-"""BLiMP, COMPS and EWoK through the same runner as the Paired-Focus suites: the model's scorer
-(through the score cache) feeds the benchmark's own scoring rule, as the paper scores each."""
+"""BLiMP, COMPS and EWoK as suites: the model's scorer (through the score cache) feeds each
+benchmark's own scoring rule, with the reduction the paper used for it."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -7,55 +7,78 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from pfcore.scoring.cached import RequestScorer, score_cached
+from pfcore.models.spec import ModelSpec
+from pfcore.scoring.methods import ScoringMethod, parse_method
 from pfcore.scoring.requests import Reduction, Request, reduce_all
-from pfcore.store.cache import ScoreCache
-from pfcore.suites import blimp, comps, ewok
+from pfcore.suites.base import RunConfig, ScoreContext, Suite, limit_positive
 
-Progress = Callable[[int, int], None]
 BATCH = 4096  # requests handed to the scorer at once, so it can share prefixes across them
 
 
 @dataclass(frozen=True)
-class Benchmark:
-    """How one benchmark is loaded, scored and summarized, and the reduction the paper used."""
+class BenchmarkRule:
+    """How one benchmark is read, scored and summarised, and whether it scores whole sentences
+    or targets given contexts."""
 
     load: Callable[..., pd.DataFrame]
     score: Callable[..., pd.DataFrame]
     summarize: Callable[[pd.DataFrame], pd.DataFrame]
-    reduction: Reduction
-    default_source: str
+    conditional: bool
+    needs_password: bool = False
 
 
-BENCHMARKS = {
-    "blimp": Benchmark(blimp.load_blimp, blimp.score_blimp, blimp.summarize_blimp, "sum", blimp.HUB_ID),
-    "comps": Benchmark(comps.load_comps, comps.score_comps, comps.summarize_comps, "sum", comps.HUB_ID),
-    "ewok": Benchmark(ewok.load_ewok, ewok.score_ewok, ewok.summarize_ewok, "mean", ewok.HUB_ID),
-}
+class BenchmarkSuite(Suite):
+    """A comparison benchmark of Experiment 2 (its construction column is the benchmark's name)."""
 
+    def __init__(self, name: str, label: str, hub_id: str, reduction: Reduction, rule: BenchmarkRule,
+                 chance: float = 0.5) -> None:
+        self.name, self.label, self.hub_id = name, label, hub_id
+        self._reduction, self.rule, self.chance = reduction, rule, chance
 
-def load_benchmark(name: str, source: str | None, limit: int | None, password: str | None) -> pd.DataFrame:
-    """The benchmark's items from a local path or its hub id; `limit` per paradigm for BLiMP."""
-    bench = BENCHMARKS[name]
-    kwargs: dict[str, object] = {"limit": limit}
-    if name == "ewok":
-        kwargs["password"] = password
-    return bench.load(source or bench.default_source, **kwargs)
+    def load(self, config: RunConfig) -> pd.DataFrame:
+        """The items from a local path or the hub id; `limit_blocks` items (per BLiMP paradigm)."""
+        limit_positive(config.limit_blocks)
+        kwargs: dict[str, object] = {"limit": config.limit_blocks}
+        if self.rule.needs_password:
+            kwargs["password"] = config.password
+        return self.rule.load(config.items_path or self.hub_id, **kwargs)
 
+    def item_ids(self, items: pd.DataFrame) -> list[str]:
+        """The benchmark's content-hash ids."""
+        return list(items["item_id"])
 
-def run_benchmark(name: str, items: pd.DataFrame, scorer: RequestScorer, cache: ScoreCache | None,
-                  progress: Progress | None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Scored items and the summary (construction = the benchmark, as in the published files)."""
-    bench = BENCHMARKS[name]
+    def method(self, spec: ModelSpec, requested: str | None) -> ScoringMethod:
+        """Causal log-probs; for masked models the PLL asked for, else PLL (original)."""
+        super().method(spec, None)
+        if spec.kind == "causal":
+            return ScoringMethod.CAUSAL
+        chosen = parse_method(requested) if requested else ScoringMethod.PLL_ORIGINAL
+        return chosen if chosen.is_pll else ScoringMethod.PLL_ORIGINAL
 
-    def sequences(texts: list[str]) -> list[float]:
-        return reduce_all(score_cached(scorer, [Request("", t) for t in texts], cache), bench.reduction)
+    def reduction(self, config: RunConfig, method: ScoringMethod) -> Reduction:
+        """The reduction the paper used for this benchmark."""
+        return self._reduction
 
-    def conditionals(prefixes: list[str], texts: list[str]) -> list[float]:
-        reqs = [Request(p, t) for p, t in zip(prefixes, texts)]
-        return reduce_all(score_cached(scorer, reqs, cache), bench.reduction)
+    def default_source(self, config: RunConfig) -> str:
+        """The hub dataset the items come from by default."""
+        return self.hub_id
 
-    fn = conditionals if name == "ewok" else sequences
-    scored = bench.score(items, fn, batch_size=BATCH, progress=progress)
-    summary = bench.summarize(scored).rename(columns={"benchmark": "construction"})
-    return scored, summary
+    def score(self, items: pd.DataFrame, ctx: ScoreContext) -> pd.DataFrame:
+        """The items with their log-probs and whether each is correct, by the benchmark's rule."""
+        def sequences(texts: list[str]) -> list[float]:
+            return reduce_all(ctx.scores([Request("", t) for t in texts], report=False), ctx.reduction)
+
+        def conditionals(prefixes: list[str], texts: list[str]) -> list[float]:
+            requests = [Request(p, t) for p, t in zip(prefixes, texts)]
+            return reduce_all(ctx.scores(requests, report=False), ctx.reduction)
+
+        fn = conditionals if self.rule.conditional else sequences
+        return self.rule.score(items, fn, batch_size=BATCH, progress=ctx.progress)
+
+    def decide(self, rows: pd.DataFrame) -> None:
+        """Each item is decided by the benchmark's rule when scored."""
+        return None
+
+    def summarize(self, decided: pd.DataFrame) -> pd.DataFrame:
+        """Accuracy overall and per group, the benchmark as the construction."""
+        return self.rule.summarize(decided).rename(columns={"benchmark": "construction"})

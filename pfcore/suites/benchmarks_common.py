@@ -21,10 +21,10 @@ from huggingface_hub.errors import (
     RevisionNotFoundError,
 )
 
-from pfcore.analysis.intervals import accuracy
 from pfcore.errors import InputError
 from pfcore.items.schema import content_hash
 from pfcore.store.results import RESULT_COLUMNS, step_from_revision
+from pfcore.suites.intervals import accuracy
 
 SequenceScorer = Callable[[list[str]], list[float]]
 """log P(sentence) for each full sentence, summed over its tokens."""

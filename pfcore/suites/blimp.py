@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from pfcore.errors import InputError
+from pfcore.suites.benchmarks import BenchmarkRule, BenchmarkSuite
 from pfcore.suites.benchmarks_common import (
     Progress,
     SequenceScorer,
@@ -109,3 +110,8 @@ def score_blimp(items: pd.DataFrame, score_fn: SequenceScorer, batch_size: int =
 def summarize_blimp(scored: pd.DataFrame) -> pd.DataFrame:
     """Accuracy with 95% intervals: 'all', 'paradigm_<name>' and 'phenomenon_<linguistics term>'."""
     return summarize(scored, "blimp", SUMMARY_GROUPS)
+
+
+SUITE = BenchmarkSuite("blimp", "BLiMP (grammatical vs ungrammatical pairs)", HUB_ID, "sum",
+                       BenchmarkRule(load_blimp, score_blimp, summarize_blimp, conditional=False, needs_password=False),
+                       chance=0.5)

@@ -5,22 +5,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from pathlib import Path
 import sys
+from pathlib import Path
 
-import pandas as pd
-
-from pfcore.cli_common import add_model_args, progress_bar, spec_from_args
-from pfcore.items.schema import CONSTRUCTIONS
-from pfcore.store.runs import RunRecord
+from pfcore.cli_common import add_model_args, positive_int, progress_bar, spec_from_args
 from pfcore.errors import InputError
-from pfcore.scoring.methods import SCORINGS
-from pfcore.suites.runner import ALL_SUITES, RunConfig, run_suite
+from pfcore.items.schema import CONSTRUCTIONS
+from pfcore.scoring.methods import ScoringMethod
+from pfcore.suites.registry import SUITES
+from pfcore.suites.report import main_table, summary_json
+from pfcore.suites.runner import RunConfig, run_suite
 from pfcore.suites.trajectory import checkpoints, run_trajectory
 
-MAIN = ("all", "aligned", "misaligned", "aligned1", "aligned2", "misaligned1", "misaligned2",
-        "NPI", "Pseudocleft", "CP Conjunction", "VP Conjunction", "VP Gap Conjunction",
-        "Avg_Test", "Avg_Control")
+ALL_SUITES = tuple(SUITES)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -61,16 +58,16 @@ def add_run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--construction", default="all", choices=("all", *CONSTRUCTIONS))
     p.add_argument("--items", help="item file (ours, or the published TSVs); for blimp/comps/ewok "
                    "a local folder or file, or a hub id (default: shipped items / the hub)")
-    p.add_argument("--limit-blocks", type=int, help="only the first N blocks (or base sentences) "
+    p.add_argument("--limit-blocks", type=positive_int, help="only the first N blocks (or base sentences) "
                    "of each construction; for benchmarks the first N items (per BLiMP paradigm)")
     p.add_argument("--password", help="password of a protected EWoK zip (or set PFCORE_EWOK_PASSWORD)")
-    p.add_argument("--scoring", choices=SCORINGS, help="default: causal for causal models, "
-                   "masked-token for masked ones")
+    p.add_argument("--scoring", choices=[m.value for m in ScoringMethod],
+                   help="default: causal for causal models, masked-token for masked ones")
     p.add_argument("--reduction", choices=("mean", "sum"), default="mean",
                    help="log-prob per token (the paper's code) or summed")
     p.add_argument("--bos", action="store_true", help="prepend BOS so first tokens are scored")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the score cache")
-    p.add_argument("--chunk", type=int, default=2048, help="requests scored between two commits "
+    p.add_argument("--chunk", type=positive_int, default=2048, help="requests scored between two commits "
                    "to the score cache (what an interruption can lose at most)")
 
 
@@ -84,33 +81,6 @@ def config_from_args(args: argparse.Namespace, suite: str) -> RunConfig:
                      password=args.password or os.environ.get("PFCORE_EWOK_PASSWORD"))
 
 
-def summary_json(record: RunRecord) -> dict[str, object]:
-    """The run as one JSON object: accuracy maps construction -> filter -> value."""
-    s = record.summary
-    nested: dict[str, dict[str, float]] = {}
-    intervals: dict[str, dict[str, list[float]]] = {}
-    for row in s.itertuples():
-        nested.setdefault(row.construction, {})[row.filter] = float(row.accuracy)
-        intervals.setdefault(row.construction, {})[row.filter] = [float(row.ci_low), float(row.ci_high)]
-    m = record.manifest
-    return {"run_id": m["run_id"], "suite": m["suite"], "model": m["model"]["name"],
-            "revision": m["model"]["revision"], "scoring": m["scoring"],
-            "items": m["items"]["count"], "accuracy": nested, "ci95": intervals,
-            "timings_s": m["timings_s"], "record": str(record.path)}
-
-
-def main_table(suite: str, summary: pd.DataFrame) -> str:
-    """What to print: the main filters as percentages (construction x filter) for the Paired-Focus
-    accuracy suites; affinities as probabilities; every benchmark filter with its interval."""
-    if suite in ("semantic", "syntax"):
-        main = summary[summary["filter"].isin(MAIN)]
-        wide = main.pivot(index="construction", columns="filter", values="accuracy")
-        return (wide[[f for f in MAIN if f in wide.columns]] * 100).round(1).to_string()
-    cols = ["construction", "filter", "accuracy", "ci_low", "ci_high", "n"]
-    table = summary[cols].rename(columns={"accuracy": "affinity" if suite == "affinity" else "accuracy"})
-    return table.round(4).to_string(index=False)
-
-
 def run(args: argparse.Namespace) -> int:
     """Run the suite and print its results."""
     config = config_from_args(args, args.suite)
@@ -120,9 +90,9 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(summary_json(record)))
         return 0
     m = record.manifest
-    print(f"{m['suite']} suite, {m['model']['name']} ({m['scoring']}), {m['items']['count']} items, "
-          f"{m['timings_s']['score_s']:.1f} s scoring")
-    print(main_table(m["suite"], record.summary))
+    print(f"{m.suite} suite, {m.model.label} ({m.scoring}), {m.items.count} items, "
+          f"{m.timings_s.score_s:.1f} s scoring")
+    print(main_table(m.suite, record.summary))
     print(f"record: {record.path}")
     return 0
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from pfcore.errors import InputError
+from pfcore.suites.benchmarks import BenchmarkRule, BenchmarkSuite
 from pfcore.suites.benchmarks_common import (
     Progress,
     SequenceScorer,
@@ -91,3 +92,8 @@ def score_comps(items: pd.DataFrame, score_fn: SequenceScorer, batch_size: int =
 def summarize_comps(scored: pd.DataFrame) -> pd.DataFrame:
     """Accuracy with 95% intervals: 'all' and 'negative_<negative sample type>' (taxonomic, overlap...)."""
     return summarize(scored, "comps", SUMMARY_GROUPS)
+
+
+SUITE = BenchmarkSuite("comps", "COMPS (concept properties)", HUB_ID, "sum",
+                       BenchmarkRule(load_comps, score_comps, summarize_comps, conditional=False, needs_password=False),
+                       chance=0.5)

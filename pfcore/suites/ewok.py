@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from pfcore.errors import InputError
+from pfcore.suites.benchmarks import BenchmarkRule, BenchmarkSuite
 from pfcore.suites.benchmarks_common import (
     ConditionalScorer,
     Progress,
@@ -141,3 +142,8 @@ def score_ewok(items: pd.DataFrame, score_fn: ConditionalScorer, batch_size: int
 def summarize_ewok(scored: pd.DataFrame) -> pd.DataFrame:
     """Accuracy with 95% intervals: 'all' and 'domain_<domain>' (the published summaries' names)."""
     return summarize(scored, "ewok", {"domain": "domain_"})
+
+
+SUITE = BenchmarkSuite("ewok", "EWoK (world knowledge)", HUB_ID, "mean",
+                       BenchmarkRule(load_ewok, score_ewok, summarize_ewok, conditional=True, needs_password=True),
+                       chance=0.25)

@@ -41,3 +41,11 @@ def accuracy(correct: np.ndarray | list[bool]) -> Accuracy:
     k = int(arr.sum())
     low, high = wilson(k, n)
     return Accuracy(k / n, low, high, n)
+
+
+def mean_interval(values: np.ndarray | list[float], z: float = Z95) -> tuple[float, float, float]:
+    """Mean and its normal 95% interval (NaN bounds with fewer than two values)."""
+    arr = np.asarray(values, dtype=float)
+    mean = float(arr.mean())
+    half = z * float(arr.std(ddof=1)) / math.sqrt(arr.size) if arr.size > 1 else float("nan")
+    return mean, mean - half, mean + half

@@ -8,9 +8,11 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from pfcore.analysis.intervals import accuracy
-from pfcore.items.schema import MASK, SemanticItem
+from pfcore.items.schema import MASK, PUBLISHED_NAMES, SemanticItem
+from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import Reduction, Request, TokenScores, reduce_all
+from pfcore.suites.base import ItemSuite, RunConfig, ScoreContext
+from pfcore.suites.intervals import accuracy
 
 # (context_order, followup_order) -> (filter name, +1 if the construction's log-odds must be higher)
 CONDITIONS: dict[tuple[str, str], tuple[str, int]] = {
@@ -32,8 +34,11 @@ def filled(item: SemanticItem, fill: str) -> str:
     return f"{head.strip()} {fill}{tail}"
 
 
-def requests(items: Sequence[SemanticItem]) -> list[Request]:
-    """Two requests per row: the follow-up with each fill, given the context."""
+def requests(items: Sequence[SemanticItem], method: ScoringMethod = ScoringMethod.CAUSAL) -> list[Request]:
+    """Two requests per row: the follow-up with each fill given the context; for the masked-token
+    readout, each fill in the blank of the whole two-sentence text."""
+    if method is ScoringMethod.MASKED_TOKEN:
+        return [Request(item.sentence, fill) for item in items for fill in item.fills[:2]]
     return [Request(item.context, filled(item, fill)) for item in items for fill in item.fills[:2]]
 
 
@@ -42,6 +47,13 @@ def row_scores(items: Sequence[SemanticItem], scores: Sequence[TokenScores],
     """One row per item with log P of each fill and their difference (the log-odds)."""
     values = np.array(reduce_all(scores, reduction)).reshape(len(items), 2)
     return rows_from_logps(items, values[:, 0], values[:, 1])
+
+
+def fill_methods(scores: Sequence[TokenScores]) -> list[str]:
+    """Per row, how the masked-token readout read its fills: one masked token each, or
+    within-word left-to-right PLL when a fill is several word pieces."""
+    pieces = np.array([len(s.token_ids) for s in scores]).reshape(-1, 2).max(axis=1)
+    return ["pll_within_word_l2r" if n > 1 else "masked_token" for n in pieces]
 
 
 def rows_from_logps(items: Sequence[SemanticItem], easier: np.ndarray, harder: np.ndarray) -> pd.DataFrame:
@@ -91,3 +103,65 @@ def summarize(dec: pd.DataFrame) -> pd.DataFrame:
             out.append({"construction": construction, "filter": name, "accuracy": acc.value,
                         "ci_low": acc.low, "ci_high": acc.high, "n": acc.n})
     return pd.DataFrame(out)
+
+
+def published_summary(summary: pd.DataFrame, revision: str) -> pd.DataFrame:
+    """The summary in the published outputs_summary layout (letalone, world_knowledge_filter)."""
+    return pd.DataFrame({"revision": revision, "construction": summary["construction"].map(PUBLISHED_NAMES),
+                         "world_knowledge_filter": summary["filter"], "accuracy": summary["accuracy"]})
+
+
+def limit_blocks(items: list[SemanticItem], blocks: int) -> list[SemanticItem]:
+    """The first `blocks` blocks of each construction."""
+    seen: dict[str, list[str]] = {}
+    for i in items:
+        ids = seen.setdefault(i.construction, [])
+        if i.block_id not in ids and len(ids) < blocks:
+            ids.append(i.block_id)
+    keep = {b for ids in seen.values() for b in ids}
+    return [i for i in items if i.block_id in keep]
+
+
+class SemanticSuite(ItemSuite):
+    """Experiment 1: does the construction move the easier/harder log-odds as it entails?"""
+
+    name = "semantic"
+    label = "Semantic (meaning, Experiment 1)"
+    headline = MAIN_FILTERS
+    requests_per_item = 2
+    methods = tuple(m for m in ScoringMethod if m is not ScoringMethod.GLOBAL_AFFINITY)
+
+    def default_method(self, kind: str) -> ScoringMethod:
+        """Causal log-probs, or the masked-token readout of the blank for masked models."""
+        return ScoringMethod.CAUSAL if kind == "causal" else ScoringMethod.MASKED_TOKEN
+
+    def reduction(self, config: RunConfig, method: ScoringMethod) -> Reduction:
+        """The configured reduction; the masked-token readout sums a fill's pieces."""
+        return "sum" if method is ScoringMethod.MASKED_TOKEN else config.reduction
+
+    def limit(self, items: list[SemanticItem], blocks: int) -> list[SemanticItem]:
+        """The first blocks of each construction."""
+        return limit_blocks(items, blocks)
+
+    def score(self, items: list[SemanticItem], ctx: ScoreContext) -> pd.DataFrame:
+        """log P of each fill per row, and the log-odds."""
+        scores = ctx.scores(requests(items, ctx.scorer.method))
+        rows = row_scores(items, scores, ctx.reduction)
+        if ctx.scorer.method is ScoringMethod.MASKED_TOKEN:
+            rows["fill_method"] = fill_methods(scores)
+        return rows
+
+    def decide(self, rows: pd.DataFrame) -> pd.DataFrame:
+        """Each construction row against its "or" twin."""
+        return decisions(rows)
+
+    def summarize(self, decided: pd.DataFrame) -> pd.DataFrame:
+        """Accuracy per construction and filter."""
+        return summarize(decided)
+
+    def published(self, summary: pd.DataFrame, revision: str) -> pd.DataFrame:
+        """The outputs_summary layout."""
+        return published_summary(summary, revision)
+
+
+SUITE = SemanticSuite()

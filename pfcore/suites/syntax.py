@@ -8,9 +8,12 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from pfcore.analysis.intervals import accuracy
-from pfcore.items.schema import SYNTAX_CONTROL, SyntaxItem
+from pfcore.items.schema import CONSTRUCTIONS, SYNTAX_CONTROL, SyntaxItem
+from pfcore.models.spec import ModelSpec
+from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import Reduction, Request, TokenScores, reduce_all
+from pfcore.suites.base import ItemSuite, ScoreContext
+from pfcore.suites.intervals import Accuracy, accuracy
 
 TESTS = ("NPI", "Pseudocleft", "CP Conjunction")
 CONTROLS = ("VP Conjunction", "VP Gap Conjunction")
@@ -73,9 +76,57 @@ def summarize(dec: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def _row(construction: str, test: str, value: float, acc, sel: pd.DataFrame) -> dict[str, object]:
+def _row(construction: str, test: str, value: float, acc: Accuracy, sel: pd.DataFrame) -> dict[str, object]:
     """One summary row: the published columns plus the interval and count."""
     return {"construction": construction, "filter": test, "accuracy": value,
             "ci_low": acc.low, "ci_high": acc.high, "n": acc.n,
             "delta_surps": float(sel["rise"].mean()) if len(sel) else float("nan"),
             "delta_surps_and": float(sel["rise_and"].mean()) if len(sel) else float("nan")}
+
+
+def published_summary(summary: pd.DataFrame, revision: str) -> pd.DataFrame:
+    """The summary in the published outputs_summary layout (let alone, test_type, delta_surps)."""
+    return pd.DataFrame({"revision": revision, "construction": summary["construction"].map(CONSTRUCTIONS),
+                         "test_type": summary["filter"], "accuracy": summary["accuracy"],
+                         "delta_surps": summary["delta_surps"], "delta_surps_and": summary["delta_surps_and"]})
+
+
+class SyntaxSuite(ItemSuite):
+    """Table 3: does a manipulation raise surprisal more with the construction than with "and"?"""
+
+    name = "syntax"
+    label = "Syntactic (form)"
+    headline = TESTS + CONTROLS + tuple(AVERAGES)
+
+    def default_method(self, kind: str) -> ScoringMethod:
+        """Causal log-probs; whole sentences have no blank, so masked models use PLL (original)."""
+        return ScoringMethod.CAUSAL if kind == "causal" else ScoringMethod.PLL_ORIGINAL
+
+    def method(self, spec: ModelSpec, requested: str | None) -> ScoringMethod:
+        """As for every suite, with masked-token read as PLL (original), as the paper's code does."""
+        masked_token = requested == ScoringMethod.MASKED_TOKEN.value
+        return super().method(spec, ScoringMethod.PLL_ORIGINAL.value if masked_token else requested)
+
+    def limit(self, items: list[SyntaxItem], blocks: int) -> list[SyntaxItem]:
+        """The first `blocks` base sentences (every connective of each)."""
+        keep = set(list(dict.fromkeys(i.base_id for i in items))[:blocks])
+        return [i for i in items if i.base_id in keep]
+
+    def score(self, items: list[SyntaxItem], ctx: ScoreContext) -> pd.DataFrame:
+        """Each sentence's score and surprisal."""
+        return row_scores(items, ctx.scores(requests(items)), ctx.reduction)
+
+    def decide(self, rows: pd.DataFrame) -> pd.DataFrame:
+        """Each construction's rise against the "and" rise."""
+        return decisions(rows)
+
+    def summarize(self, decided: pd.DataFrame) -> pd.DataFrame:
+        """Accuracy per construction and test type."""
+        return summarize(decided)
+
+    def published(self, summary: pd.DataFrame, revision: str) -> pd.DataFrame:
+        """The outputs_summary layout."""
+        return published_summary(summary, revision)
+
+
+SUITE = SyntaxSuite()

@@ -16,7 +16,8 @@ from pfcore.models.loading import clear_loaded
 from pfcore.models.spec import ModelSpec
 from pfcore.paths import cache_subdir
 from pfcore.store.results import step_from_revision
-from pfcore.suites.runner import ResultsLabel, RunConfig, run_suite
+from pfcore.suites.base import RunConfig
+from pfcore.suites.runner import ResultsLabel, run_suite
 
 # The log-spaced Pythia checkpoints the paper used for Pythia-12b (step1 ... step143000).
 PYTHIA_LOG = tuple(f"step{2 ** k}" for k in range(10)) + tuple(
@@ -43,7 +44,8 @@ def checkpoints(base: ModelSpec, revisions: str | None, checkpoint_dir: str | No
     if checkpoint_dir:
         points = _folder_checkpoints(Path(checkpoint_dir), base)
     else:
-        names = PYTHIA_LOG if revisions == "pythia-log" else [r.strip() for r in revisions.split(",") if r.strip()]
+        names = PYTHIA_LOG if revisions == "pythia-log" else [r.strip() for r in str(revisions).split(",")
+                                                              if r.strip()]
         if not names:
             raise InputError("--revisions is empty")
         points = [Checkpoint(r, _step(r), replace(base, revision=r)) for r in names]

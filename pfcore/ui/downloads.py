@@ -8,6 +8,11 @@ import plotly.graph_objects as go
 import streamlit as st
 
 
+def slug(name: str) -> str:
+    """A name usable in a file name."""
+    return "".join(ch if ch.isalnum() or ch in "-." else "_" for ch in name)
+
+
 def csv_bytes(df: pd.DataFrame) -> bytes:
     """A table as UTF-8 CSV without the index."""
     return df.to_csv(index=False).encode("utf-8")

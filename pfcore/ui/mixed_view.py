@@ -1,25 +1,14 @@
-"""The mixed-effects model of the paper's section 4 for the Models page: accuracy ~ ln parameters +
-ln training tokens + architecture (random intercept per model), then each predictor alone, fitted
-on the paper's Tables 6 and 9 and, when you have own runs, on the paper's models plus yours."""
+"""The mixed-effects section of the Models page: the fits of `analysis.model_tables.mixed_tables`
+on the paper's data (and with own runs), rendered with a CSV download."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import pandas as pd
 import streamlit as st
 
-from pfcore.analysis.models import PREDICTORS, accuracy_data, fit_mixed
+from pfcore.analysis.model_tables import mixed_tables
 from pfcore.store.results import load_results
 from pfcore.ui.downloads import download_csv
 from pfcore.ui.errors import shown_errors
-from pfcore.ui.models_view import OWN_SUFFIX, extra_models_path, figure_data
 
-TERMS = {"Intercept": "intercept", "log_parameters": "ln parameters",
-         "log_tokens": "ln training tokens", "architecture[MLM]": "architecture: MLM (vs CausalLM)"}
-FITS = {"all three predictors": tuple(PREDICTORS), "ln parameters alone": ("log_parameters",),
-        "ln training tokens alone": ("log_tokens",), "architecture alone": ("architecture",)}
-PAPER = "paper: Table 6 accuracy + Table 9 sizes (data/reference/)"
-COLUMNS = ("data", "fit", "term", "coef", "se", "z", "p", "rows", "models")
 EXPLAIN = """Semantic accuracy (percent, one row per model and construction) modelled by the natural
 log of the parameter count, the natural log of the pretraining tokens and the architecture (MLM
 against CausalLM), with a random intercept per model; statsmodels MixedLM, REML, Wald z-tests. The
@@ -27,39 +16,6 @@ paper (section 4) reports, with all predictors, only parameter count significant
 p = .011), and alone parameters (β = 6.607, p = .003) and tokens (β = 2.651, p = .034); our
 coefficients differ because the tables are rounded and Table 9's sizes approximate (see
 the README, "Across models")."""
-
-
-def mixed_table(data: pd.DataFrame, label: str) -> pd.DataFrame:
-    """Every fit (all predictors, then each alone) of one data set, one row per coefficient."""
-    frames = []
-    for fit_name, predictors in FITS.items():
-        fit = fit_mixed(data, predictors)
-        coefs = fit.coefficients.assign(term=fit.coefficients["term"].map(lambda t: TERMS.get(t, t)))
-        frames.append(coefs.assign(data=label, fit=fit_name, rows=fit.n_obs, models=fit.n_models))
-    return pd.concat(frames, ignore_index=True)[list(COLUMNS)]
-
-
-@dataclass(frozen=True)
-class MixedTables:
-    """The coefficients on the paper's data (and with own runs), and the runs that could not join."""
-
-    table: pd.DataFrame
-    own_models: tuple[str, ...]
-    left_out: tuple[str, ...]
-
-
-def mixed_tables(results: pd.DataFrame) -> MixedTables:
-    """Fits on the paper's rows, plus on the paper's and own final semantic runs when any has sizes
-    (Table 9 or the user's model sizes, as Figure 1 places them)."""
-    paper = mixed_table(accuracy_data("paper"), PAPER)
-    both = figure_data(results, include_runs=True)
-    own = tuple(sorted(m.removesuffix(OWN_SUFFIX)
-                       for m in both.data.loc[both.data["origin"] == "run", "model"].unique()))
-    if not own:
-        return MixedTables(paper, (), both.left_out)
-    label = f"paper + your runs ({len(own)} model(s); sizes from Table 9 or {extra_models_path().name})"
-    return MixedTables(pd.concat([paper, mixed_table(both.data, label)], ignore_index=True), own,
-                       both.left_out)
 
 
 def render_mixed_effects() -> None:

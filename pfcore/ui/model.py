@@ -1,25 +1,44 @@
-"""The sidebar model picker shared by every page, and the cached model and scorer loaders."""
+"""The sidebar model picker shared by every page, and the app's one cached model loader and scorer
+factory (every page, the Run page included, scores through `scorer`)."""
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import streamlit as st
-import torch
 
 from pfcore.errors import ModelLoadError, PfcoreError
 from pfcore.models import DEFAULT_MODEL, LoadedModel, ModelSpec, load_model
 from pfcore.models.spec import DTYPES
-from pfcore.suites.runner import RunConfig, make_scorer
+from pfcore.scoring.factory import make_scorer
+from pfcore.scoring.fake import FAKE_MODEL, FakeScorer, fake_enabled
+from pfcore.scoring.methods import ScoringMethod
+from pfcore.scoring.requests import RequestScorer
 from pfcore.ui.errors import message_for
 
 KINDS = ("causal", "masked")
-MASKED_SCORING = "pll-original"  # whole-sentence and continuation scores from a masked LM
 NAME_HELP = (f"`{DEFAULT_MODEL}` is the embedded default (SmolLM2-135M, no download). Or a Hugging "
              "Face id such as `EleutherAI/pythia-160m`, a local model folder, or a .gguf file.")
 
 
+@dataclass(frozen=True)
+class ModelChoice:
+    """The sidebar's model, ready to score: its spec and parameter count (None for the test
+    stand-in, which has no weights)."""
+
+    spec: ModelSpec
+    parameters: int | None
+
+    @property
+    def is_fake(self) -> bool:
+        """Whether this is the deterministic stand-in the tests use, not a language model."""
+        return self.parameters is None
+
+
 def devices() -> tuple[str, ...]:
     """Devices this machine offers."""
+    import torch
+
     return ("cpu", "cuda") if torch.cuda.is_available() else ("cpu",)
 
 
@@ -37,43 +56,53 @@ def model_picker() -> ModelSpec | None:
         dtype = st.selectbox("dtype", DTYPES, key="model_dtype", persist_state="session")
         device = st.selectbox("Device", devices(), key="model_device", persist_state="session")
     if not name.strip():
-        side.error("Type a model name or path (the default is "
-                   f"`{DEFAULT_MODEL}`).")
+        side.error(f"Type a model name or path (the default is `{DEFAULT_MODEL}`).")
         return None
     return ModelSpec(name=name.strip(), revision=revision.strip() or None, dtype=dtype,
-                     device=device, kind=kind)
+                     device=device, kind=kind)  # type: ignore[arg-type]
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)
-def _load(name: str, revision: str | None, dtype: str, device: str, kind: str) -> tuple[LoadedModel, float]:
+def _load(spec: ModelSpec) -> tuple[LoadedModel, float]:
     """Load a model once per process; returns it with the seconds the load took."""
     started = time.monotonic()
-    loaded = load_model(ModelSpec(name=name, revision=revision, dtype=dtype, device=device, kind=kind))
+    loaded = load_model(spec)
     return loaded, time.monotonic() - started
 
 
 def cached_model(spec: ModelSpec) -> tuple[LoadedModel, float]:
     """The loaded model for a spec (cached across reruns and sessions) and its load time."""
     try:
-        return _load(spec.name, spec.revision, spec.dtype, spec.device, spec.kind)
+        return _load(spec)
     except PfcoreError:
         raise
     except Exception as exc:  # noqa: BLE001 - any failure to load is a load error for the user
         raise ModelLoadError(message_for(exc)) from exc
 
 
-@st.cache_resource(max_entries=2, show_spinner=False)
-def _scorer(name: str, revision: str | None, dtype: str, device: str, kind: str):
-    """One request scorer per model: causal log-probs, or PLL for masked models."""
-    loaded, _ = _load(name, revision, dtype, device, kind)
-    scoring = "causal" if kind == "causal" else MASKED_SCORING
-    return make_scorer(loaded, scoring, RunConfig())
+def default_method(kind: str) -> ScoringMethod:
+    """What the pages score with: causal log-probs, or PLL (original) for masked models."""
+    return ScoringMethod.CAUSAL if kind == "causal" else ScoringMethod.PLL_ORIGINAL
 
 
-def request_scorer(loaded: LoadedModel):
-    """The cached request scorer (CausalScorer or masked PLL) of a loaded model."""
-    s = loaded.spec
-    return _scorer(s.name, s.revision, s.dtype, s.device, s.kind)
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _scorer(spec: ModelSpec, method: ScoringMethod, bos: bool) -> RequestScorer:
+    """One request scorer per (model, method, BOS), shared by every page and session."""
+    if is_fake(spec):
+        return FakeScorer()
+    loaded, _ = cached_model(spec)
+    return make_scorer(loaded, method, bos)
+
+
+def scorer(spec: ModelSpec, method: ScoringMethod | None = None, bos: bool = False) -> RequestScorer:
+    """The app's cached scorer of a model (the kind's default method unless one is given); also
+    the `ScorerSource` the Run page hands to the runner."""
+    return _scorer(spec, method or default_method(spec.kind), bos)
+
+
+def is_fake(spec: ModelSpec) -> bool:
+    """Whether the spec names the test stand-in and the environment allows it."""
+    return spec.name == FAKE_MODEL and fake_enabled()
 
 
 def parameter_count(loaded: LoadedModel) -> int:
@@ -81,18 +110,23 @@ def parameter_count(loaded: LoadedModel) -> int:
     return int(sum(p.numel() for p in loaded.model.parameters()))
 
 
-def sidebar_model() -> LoadedModel | None:
+def sidebar_model() -> ModelChoice | None:
     """Picker, load (cached) and status in the sidebar; None, with the reason shown, on failure."""
     spec = model_picker()
     if spec is None:
         return None
+    if is_fake(spec):
+        st.sidebar.warning(f"**{spec.name}** ready: a deterministic stand-in for tests, not a "
+                           "language model; its numbers mean nothing.")
+        return ModelChoice(spec, None)
     try:
         with st.sidebar, st.spinner(f"Loading {spec.label}..."):
             loaded, seconds = cached_model(spec)
     except PfcoreError as exc:
         st.sidebar.error(str(exc))
         return None
-    st.sidebar.success(f"**{spec.label}** ({spec.kind}) ready: {parameter_count(loaded) / 1e6:,.1f}M "
+    parameters = parameter_count(loaded)
+    st.sidebar.success(f"**{spec.label}** ({spec.kind}) ready: {parameters / 1e6:,.1f}M "
                        f"parameters, loaded in {seconds:.1f} s")
     st.sidebar.caption(f"from `{loaded.source}`")
-    return loaded
+    return ModelChoice(spec, parameters)

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
+UI_CHUNK = 64  # requests the app scores between two commits to the score cache: what Stop can lose
+
 
 @dataclass
 class Eta:

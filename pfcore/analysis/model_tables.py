@@ -1,0 +1,155 @@
+"""The Models page's tables: the paper's tables beside the user's own runs, the rows of Figure 1
+(paper models plus own runs with known sizes), and the mixed-effects fits on both."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from pfcore.analysis.models import (
+    PREDICTORS,
+    RUN_SOURCE_PREFIX,
+    accuracy_data,
+    fit_mixed,
+    model_info,
+    per_model_average,
+)
+from pfcore.analysis.reference import load_reference
+from pfcore.items.schema import PF_CONSTRUCTIONS, PUBLISHED_NAMES
+from pfcore.store.model_sizes import extra_models_path, read_extra_models
+from pfcore.store.runs import RunRecord
+
+# paper table -> (suite, filter, scale) of the own-run values set beside it
+TABLE_RUNS = {"Table 5": ("semantic", "aligned", 100.0), "Table 6": ("semantic", "aligned", 100.0),
+              "Table 7": ("syntax", "Avg_Test", 100.0), "Table 8": ("affinity", "all", 1.0)}
+PLL = ("pll-original", "pll-l2r")
+OWN_SUFFIX = " (your run)"
+
+
+def _own_rows(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
+    """Own runs' values in a table's shape: semantic runs beside Tables 5 (PLL) and 6 (the rest),
+    syntactic Avg_Test beside Table 7, Global Affinity beside Table 8."""
+    suite, filt, scale = TABLE_RUNS[table]
+    rows = []
+    for record in runs:
+        m = record.manifest
+        if m.suite != suite or (suite == "semantic" and (m.scoring in PLL) != (table == "Table 5")):
+            continue
+        part = record.summary[record.summary["filter"] == filt]
+        label = m.model.label
+        for row in part.itertuples():
+            rows.append({"model": label, "construction": PUBLISHED_NAMES.get(row.construction, row.construction),
+                         "value": round(scale * float(row.accuracy), 1 if scale > 1 else 3), "n": int(row.n),
+                         "source": f"{RUN_SOURCE_PREFIX}{m.run_id}"})
+    return pd.DataFrame(rows, columns=["model", "construction", "value", "n", "source"])
+
+
+def side_by_side(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
+    """A paper table (one row per model, a column per construction, its source) with the user's
+    own runs of the matching suite as further rows (source "pfcore run <run id>")."""
+    if table == "Table 9":
+        return load_reference(table)
+    paper = load_reference(table)
+    own = _own_rows(table, runs)
+    long = pd.concat([own[["model", "construction", "value", "source"]],
+                      paper[["model", "construction", "value", "source"]]], ignore_index=True)
+    wide = long.pivot_table(index=["source", "model"], columns="construction", values="value",
+                            aggfunc="first", sort=False).reset_index()
+    if "avg" in wide.columns and set(PF_CONSTRUCTIONS) <= set(wide.columns):
+        wide["avg"] = wide["avg"].fillna(wide[list(PF_CONSTRUCTIONS)].mean(axis=1, skipna=False).round(1))
+    order = [c for c in (*PF_CONSTRUCTIONS, "avg") if c in wide.columns]
+    wide = wide[["model", *order, "source"]]
+    wide["origin"] = np.where(wide["source"].str.startswith(RUN_SOURCE_PREFIX), "your run", "paper")
+    return wide
+
+
+def run_models(results: pd.DataFrame) -> list[str]:
+    """Models with own final semantic runs in the results table (what Figure 1 can place)."""
+    own = results[results["source"].str.startswith(RUN_SOURCE_PREFIX) & (results["suite"] == "semantic")
+                  & results["step"].isna()]
+    return sorted(own["model"].unique())
+
+
+def sizes_to_edit(results: pd.DataFrame) -> pd.DataFrame:
+    """The saved sizes plus a blank row for each own-run model without one (Table 9 excluded)."""
+    saved = read_extra_models()
+    known = set(model_info()["hf_id"]) | set(saved["hf_id"])
+    missing = [m for m in run_models(results) if m not in known]
+    blank = pd.DataFrame({"hf_id": missing, "parameters": np.nan, "pretraining_tokens": np.nan,
+                          "model_type": "CausalLM"})
+    return pd.concat([saved, blank], ignore_index=True) if len(blank) else saved
+
+
+@dataclass(frozen=True)
+class FigureData:
+    """Figure 1's rows (model x construction), and the own-run models left out for lack of sizes."""
+
+    data: pd.DataFrame
+    left_out: tuple[str, ...]
+
+
+def figure_data(results: pd.DataFrame, include_runs: bool) -> FigureData:
+    """The paper's Table 6 rows, plus own runs whose model has sizes (Table 9 or the user's)."""
+    if not include_runs or not run_models(results):
+        return FigureData(accuracy_data("paper"), ())
+    extra = extra_models_path() if extra_models_path().is_file() else None
+    known = set(model_info(extra)["hf_id"])
+    left_out = tuple(m for m in run_models(results) if m not in known)
+    usable = results[~results["model"].isin(left_out)]
+    if not set(run_models(usable)):
+        return FigureData(accuracy_data("paper"), left_out)
+    data = accuracy_data("both", usable, extra)
+    own = data["origin"] == "run"
+    data.loc[own, "model"] = data.loc[own, "model"] + OWN_SUFFIX
+    return FigureData(data, left_out)
+
+
+def figure_models(data: pd.DataFrame) -> pd.DataFrame:
+    """Per-model averages for Figure 1; own runs get their own legend entry."""
+    models = per_model_average(data)
+    own = models["origin"] == "run"
+    models.loc[own, "model_type"] = models.loc[own, "model_type"] + OWN_SUFFIX
+    return models
+
+
+TERMS = {"Intercept": "intercept", "log_parameters": "ln parameters",
+         "log_tokens": "ln training tokens", "architecture[MLM]": "architecture: MLM (vs CausalLM)"}
+FITS = {"all three predictors": tuple(PREDICTORS), "ln parameters alone": ("log_parameters",),
+        "ln training tokens alone": ("log_tokens",), "architecture alone": ("architecture",)}
+PAPER = "paper: Table 6 accuracy + Table 9 sizes (data/reference/)"
+COLUMNS = ("data", "fit", "term", "coef", "se", "z", "p", "rows", "models")
+
+
+def mixed_table(data: pd.DataFrame, label: str) -> pd.DataFrame:
+    """Every fit (all predictors, then each alone) of one data set, one row per coefficient."""
+    frames = []
+    for fit_name, predictors in FITS.items():
+        fit = fit_mixed(data, predictors)
+        coefs = fit.coefficients.assign(term=fit.coefficients["term"].map(lambda t: TERMS.get(t, t)))
+        frames.append(coefs.assign(data=label, fit=fit_name, rows=fit.n_obs, models=fit.n_models))
+    return pd.concat(frames, ignore_index=True)[list(COLUMNS)]
+
+
+@dataclass(frozen=True)
+class MixedTables:
+    """The coefficients on the paper's data (and with own runs), and the runs that could not join."""
+
+    table: pd.DataFrame
+    own_models: tuple[str, ...]
+    left_out: tuple[str, ...]
+
+
+def mixed_tables(results: pd.DataFrame) -> MixedTables:
+    """Fits on the paper's rows, plus on the paper's and own final semantic runs when any has sizes
+    (Table 9 or the user's model sizes, as Figure 1 places them)."""
+    paper = mixed_table(accuracy_data("paper"), PAPER)
+    both = figure_data(results, include_runs=True)
+    own = tuple(sorted(m.removesuffix(OWN_SUFFIX)
+                       for m in both.data.loc[both.data["origin"] == "run", "model"].unique()))
+    if not own:
+        return MixedTables(paper, (), both.left_out)
+    label = f"paper + your runs ({len(own)} model(s); sizes from Table 9 or {extra_models_path().name})"
+    return MixedTables(pd.concat([paper, mixed_table(both.data, label)], ignore_index=True), own,
+                       both.left_out)

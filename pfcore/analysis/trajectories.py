@@ -1,0 +1,225 @@
+"""Checkpoint results shaped for reading: which models have trajectories (published imports and
+own runs), their curves (the paper's Figures 2 and 3) and first-difference correlations (Figure 4),
+each with where its numbers come from."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+from pfcore.analysis.fdcorr import FDCorrelation, fd_correlation
+from pfcore.analysis.models import RUN_SOURCE_PREFIX
+from pfcore.analysis.series import available_series, series_sources, trajectories
+from pfcore.errors import InputError
+from pfcore.items.schema import PF_CONSTRUCTIONS
+from pfcore.store.results import PUBLISHED_REPO
+
+PUBLISHED = "published"
+OWN = "own"
+ORIGINS = {PUBLISHED: "published import", OWN: "your runs"}
+# the paper's Figure 2 curves, with the names its legend uses
+FIGURE2 = {"pf_avg:aligned": "PF meaning, plausible", "pf_avg:misaligned": "PF meaning, implausible",
+           "syntax:Avg_Test": "PF form (syntax)", "blimp:all": "BLiMP", "comps:all": "COMPS",
+           "ewok:all": "EWoK"}
+FILTER_NAMES = {"aligned": "plausible", "misaligned": "implausible", "all": "all items",
+                "Avg_Test": "syntax, mean of the tests"}
+FIGURE3_FILTERS = ("aligned", "misaligned")
+# Figure 4: (a) form, (b) implausible, (c) EWoK physical relations, each against plausible meaning
+FD_X = "pf_avg:aligned"
+FD_YS = ("syntax:Avg_Test", "pf_avg:misaligned", "ewok:domain_physical-relations")
+MIN_CHECKPOINTS = 4  # fd_correlation needs 4 shared checkpoints (3 changes)
+
+
+
+def origin_of(sources: pd.Series) -> pd.Series:
+    """Each row's origin: "own" for `pfcore run ...` sources, else "published"."""
+    return sources.str.startswith(RUN_SOURCE_PREFIX).map({True: OWN, False: PUBLISHED})
+
+
+def checkpoint_models(table: pd.DataFrame) -> dict[str, str]:
+    """Models with checkpoint results, each with a label: origins and number of checkpoints."""
+    rows = table[table["step"].notna()]
+    labels = {}
+    for model, group in rows.groupby("model", sort=True):
+        origins = [ORIGINS[o] for o in ORIGINS if o in set(origin_of(group["source"]))]
+        labels[model] = f"{model} · {' + '.join(origins)} · {group['step'].nunique()} checkpoints"
+    return labels
+
+
+def default_model(models: Sequence[str]) -> int:
+    """Index of the model to show first: Pythia-12b (the paper's Figures 2-4) when present."""
+    return models.index("EleutherAI/pythia-12b") if "EleutherAI/pythia-12b" in models else 0
+
+
+def source_choices(table: pd.DataFrame, model: str) -> list[str]:
+    """What a model's numbers can be limited to: each origin present, then each published file."""
+    rows = table[(table["model"] == model) & table["step"].notna()]
+    origins = set(origin_of(rows["source"]))
+    files = sorted(rows.loc[origin_of(rows["source"]) == PUBLISHED, "source"].unique())
+    return [o for o in ORIGINS if o in origins] + (files if len(files) > 1 else [])
+
+
+def source_label(source: str) -> str:
+    """A source choice in words."""
+    if source == PUBLISHED:
+        return "published import (all its files)"
+    return "your runs (pfcore trajectory)" if source == OWN else f"only {source}"
+
+
+def scoped(table: pd.DataFrame, model: str, source: str) -> pd.DataFrame:
+    """One model's checkpoint rows from one origin (published / own) or one published file."""
+    rows = table[(table["model"] == model) & table["step"].notna()]
+    origins = origin_of(rows["source"])
+    rows = rows[origins == source] if source in ORIGINS else rows[rows["source"] == source]
+    if rows.empty:
+        raise InputError(f"{model} has no checkpoint results from {source_label(source)}")
+    return rows
+
+
+def provenance(rows: pd.DataFrame, source: str) -> str:
+    """Where the shown numbers come from, in one line."""
+    sources = sorted(rows["source"].unique())
+    steps = rows["step"].nunique()
+    if source == OWN:
+        return (f"From your own runs: {len(sources)} run record(s) over {steps} checkpoints, made by "
+                f"`python -m pfcore trajectory` (sources `{sources[0]}` ...).")
+    return (f"From the published import ({PUBLISHED_REPO}), {steps} checkpoints: "
+            + ", ".join(f"`{s}`" for s in sources))
+
+
+def scope_key(model: str, source: str) -> str:
+    """A (model, origin) pair as one widget option."""
+    return f"{source}|{model}"
+
+
+def scope_label(key: str) -> str:
+    """A scope option in words: the model and its origin."""
+    source, _, model = key.partition("|")
+    return f"{model} ({ORIGINS[source]})"
+
+
+def compare_choices(table: pd.DataFrame, model: str, source: str) -> list[str]:
+    """Every (model, origin) with checkpoints except the one shown, to draw beside it."""
+    rows = table[table["step"].notna()]
+    pairs = rows.assign(origin=origin_of(rows["source"]))[["model", "origin"]].drop_duplicates()
+    keys = [scope_key(m, o) for m, o in sorted(pairs.itertuples(index=False))]
+    shown = scope_key(model, source if source in ORIGINS else PUBLISHED)
+    return [k for k in keys if k != shown]
+
+
+def series_label(name: str) -> str:
+    """A series with the paper's name for it when it has one: "PF meaning, plausible (pf_avg:aligned)"."""
+    return f"{FIGURE2[name]} ({name})" if name in FIGURE2 else name
+
+
+def present(wanted: Sequence[str], available: Sequence[str]) -> list[str]:
+    """The wanted names that exist, in the wanted order."""
+    have = set(available)
+    return [n for n in wanted if n in have]
+
+
+def defaults(wanted: Sequence[str], available: Sequence[str], besides: str | None = None) -> list[str]:
+    """What a multiselect starts with: the wanted names that exist, else the first available one
+    (other than `besides`), so that every model opens on a chart."""
+    return present(wanted, available) or [n for n in available if n != besides][:1]
+
+
+def log_axis(steps: pd.Series) -> bool:
+    """A log step axis unless a checkpoint is step 0 (which a log axis cannot show)."""
+    return bool((steps > 0).all())
+
+
+def _with_sources(rows: pd.DataFrame, model: str, curves: pd.DataFrame) -> pd.DataFrame:
+    """Curves with the sources each series was read from (published files or run ids)."""
+    sources = {n: "; ".join(series_sources(rows, model, n)) for n in curves["series"].unique()}
+    return curves.assign(source=curves["series"].map(sources))
+
+
+def curves(table: pd.DataFrame, scopes: Sequence[str], names: Sequence[str]) -> pd.DataFrame:
+    """The chosen series for each (model, origin) that has them, in long form with a legend label,
+    origin and source columns (Figure 2's data)."""
+    if not names:
+        raise InputError("choose at least one series to draw")
+    frames = []
+    for key in scopes:
+        source, _, model = key.partition("|")
+        rows = scoped(table, model, source)
+        picked = present(names, available_series(rows, model))
+        if picked:
+            part = _with_sources(rows, model, trajectories(rows, model, picked))
+            frames.append(part.assign(model=model, origin=ORIGINS.get(source, ORIGINS[PUBLISHED])))
+    if not frames:
+        raise InputError("none of the chosen series has values for these models")
+    data = pd.concat(frames, ignore_index=True)
+    label = data["series"].map(series_label)
+    if len(scopes) > 1:
+        label = label + " · " + data["model"] + " (" + data["origin"] + ")"
+    return data.assign(label=label)[["model", "origin", "series", "label", "construction", "filter",
+                                     "metric", "step", "value", "source"]]
+
+
+def construction_filters(rows: pd.DataFrame, model: str) -> list[str]:
+    """Filters (semantic) and test types (syntax) the four constructions have, Figure 3's first."""
+    available = set(available_series(rows, model))
+    found = {name.partition(":")[2] for name in available if name.partition(":")[0] in PF_CONSTRUCTIONS}
+    first = [f for f in (*FIGURE3_FILTERS, "all", "Avg_Test") if f in found]
+    return first + sorted(found - set(first))
+
+
+def filter_label(filt: str) -> str:
+    """A filter with its meaning when it has a short one: "plausible (aligned)"."""
+    return f"{FILTER_NAMES[filt]} ({filt})" if filt in FILTER_NAMES else filt
+
+
+def construction_curves(rows: pd.DataFrame, model: str, filters: Sequence[str]) -> pd.DataFrame:
+    """Each construction's curve per chosen filter (Figure 3's data), with sources."""
+    if not filters:
+        raise InputError("choose at least one filter")
+    names = present([f"{c}:{f}" for c in PF_CONSTRUCTIONS for f in filters], available_series(rows, model))
+    if not names:
+        raise InputError(f"{model} has no per-construction values for {', '.join(filters)}")
+    data = _with_sources(rows, model, trajectories(rows, model, names))
+    return data.assign(filter=data["filter"].map(filter_label))
+
+
+@dataclass(frozen=True)
+class FDPanels:
+    """Figure 4's correlations, and the pairs that could not be computed (with the reason)."""
+
+    results: tuple[FDCorrelation, ...]
+    problems: tuple[str, ...]
+
+
+def fd_panels(rows: pd.DataFrame, model: str, x: str, ys: Sequence[str], zscale: bool) -> FDPanels:
+    """First-difference correlations of x with each y; a pair that cannot be computed is reported."""
+    if not ys:
+        raise InputError("choose at least one series to set against " + x)
+    results, problems = [], []
+    for y in ys:
+        try:
+            results.append(fd_correlation(rows, model, x, y, zscale=zscale))
+        except InputError as exc:  # one pair lacking data leaves the other panels standing
+            problems.append(f"{x} vs {y}: {exc}")
+    return FDPanels(tuple(results), tuple(problems))
+
+
+def fd_stats(results: Sequence[FDCorrelation]) -> pd.DataFrame:
+    """One row per pair: Spearman and Pearson with p-values, n changes, z-scaled or not."""
+    return pd.DataFrame([{"x": r.x, "y": r.y, "spearman": r.spearman, "spearman_p": r.spearman_p,
+                          "pearson": r.pearson, "pearson_p": r.pearson_p, "n": r.n,
+                          "zscale": r.zscale} for r in results])
+
+
+def fd_points(results: Sequence[FDCorrelation]) -> pd.DataFrame:
+    """The plotted changes of every pair with its statistics (what the CSV download holds)."""
+    stats = fd_stats(results).drop(columns=["spearman"])
+    return pd.concat([r.points() for r in results], ignore_index=True).merge(stats, on=["x", "y"])
+
+
+def pair_defaults(available: Sequence[str]) -> tuple[int, int]:
+    """Indices of the first pair offered: plausible meaning against EWoK physical relations (the
+    paper's rho = .48), else against the next Figure 4 series present."""
+    x = available.index(FD_X) if FD_X in available else 0
+    ys = [available.index(y) for y in FD_YS[::-1] if y in available and y != available[x]]
+    return x, ys[0] if ys else (x + 1) % len(available)

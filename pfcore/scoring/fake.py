@@ -1,0 +1,80 @@
+"""A deterministic stand-in scorer for app tests that need no model: words are tokens and each
+log-probability is a fixed function of the text before it. It is not a language model and the app
+offers it only when PFCORE_FAKE_SCORER=1 is set (the tests set it)."""
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+
+import numpy as np
+
+from pfcore.scoring.methods import ScoringMethod
+from pfcore.scoring.requests import Progress, Request, TokenScores
+
+FAKE_MODEL = "pfcore-fake-scorer"
+ENABLE_VAR = "PFCORE_FAKE_SCORER"
+_VOCAB: dict[str, int] = {}  # word -> id, shared by every instance so ids decode anywhere
+_WORDS: list[str] = []
+
+
+def fake_enabled() -> bool:
+    """Whether the environment allows the fake scorer (tests only)."""
+    return os.environ.get(ENABLE_VAR) == "1"
+
+
+def _word_id(word: str) -> int:
+    """The id of a word in the shared fake vocabulary (added on first sight)."""
+    if word not in _VOCAB:
+        _VOCAB[word] = len(_WORDS)
+        _WORDS.append(word)
+    return _VOCAB[word]
+
+
+def _logprob(context: str, word: str) -> float:
+    """A log-probability in [-12, -0.5) fixed by the context and the word (sha256, not random)."""
+    digest = hashlib.sha256(f"{context}\x1f{word}".encode()).digest()
+    return -0.5 - 11.5 * int.from_bytes(digest[:4], "big") / 2**32
+
+
+class FakeScorer:
+    """Scores requests word by word with `_logprob`; the first word of a whole text is unscored,
+    as a causal model without BOS leaves it."""
+
+    @property
+    def method(self) -> ScoringMethod:
+        """It stands in for a causal scorer."""
+        return ScoringMethod.CAUSAL
+
+    def score(self, requests: Sequence[Request], progress: Progress | None = None) -> list[TokenScores]:
+        """One TokenScores per request."""
+        out = [self._one(r) for r in requests]
+        if progress:
+            progress(len(requests), len(requests))
+        return out
+
+    def _one(self, request: Request) -> TokenScores:
+        """The scored words of one request and their log-probabilities."""
+        words = [f" {w}" for w in request.text.split()]
+        if not request.prefix:
+            words[0] = words[0].lstrip()
+        start = 0 if request.prefix else 1
+        history = request.prefix + "".join(words[:start])
+        logprobs = []
+        for word in words[start:]:
+            logprobs.append(_logprob(history, word))
+            history += word
+        return TokenScores(tuple(_word_id(w) for w in words[start:]), np.array(logprobs), self.display_tokens)
+
+    def display_tokens(self, ids: Sequence[int]) -> tuple[str, ...]:
+        """The words the ids stand for."""
+        return tuple(_WORDS[i] for i in ids)
+
+    def cache_identity(self) -> dict[str, object]:
+        """Its own cache namespace."""
+        return {"name": FAKE_MODEL, "scorer": "fake"}
+
+    def text_token_ids(self, text: str) -> tuple[int, ...]:
+        """A text's words as ids."""
+        words = text.split()
+        return tuple(_word_id(w if i == 0 else f" {w}") for i, w in enumerate(words))

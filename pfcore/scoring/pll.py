@@ -1,0 +1,80 @@
+"""Masked LMs as request scorers, so their scores share the score cache with causal ones:
+pseudo-log-likelihood of a continuation (or a whole sentence), and the masked-token readout of a
+fill put into a text's blank."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from pfcore.errors import InputError
+from pfcore.models.identity import model_identity
+from pfcore.models.loading import LoadedModel
+from pfcore.scoring.masked import MaskedScorer
+from pfcore.scoring.methods import ScoringMethod
+from pfcore.scoring.requests import BLANK, Progress, Request, TokenScores
+
+
+class _MaskedRequestScorer:
+    """What both masked request scorers share: the masked scorer, token strings, cache identity."""
+
+    def __init__(self, loaded: LoadedModel, method: ScoringMethod) -> None:
+        self.loaded = loaded
+        self._method = method
+        self.scorer = MaskedScorer(loaded)
+
+    @property
+    def method(self) -> ScoringMethod:
+        """The scoring method these scores follow."""
+        return self._method
+
+    def display_tokens(self, ids: Sequence[int]) -> tuple[str, ...]:
+        """Readable token strings."""
+        return tuple(self.loaded.tokenizer.decode([i]) for i in ids)
+
+    def cache_identity(self) -> dict[str, object]:
+        """Model identity plus the method's settings (for the score cache)."""
+        return {**model_identity(self.loaded.spec, self.loaded.source), **self._method.identity()}
+
+    def text_token_ids(self, text: str) -> tuple[int, ...]:
+        """The ids of a text without special tokens."""
+        return tuple(self.loaded.tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    def _wrap(self, pairs: Sequence[list[tuple[int, float]]], progress: Progress | None) -> list[TokenScores]:
+        """(id, log-prob) lists as TokenScores, reporting the work as done."""
+        if progress:
+            progress(len(pairs), len(pairs))
+        return [TokenScores(tuple(i for i, _ in p), np.array([lp for _, lp in p], dtype=np.float64),
+                            self.display_tokens) for p in pairs]
+
+
+class PllRequestScorer(_MaskedRequestScorer):
+    """Pseudo-log-likelihood of Requests (continuation given context, or a whole sentence)."""
+
+    def __init__(self, loaded: LoadedModel, method: ScoringMethod) -> None:
+        if not method.is_pll:
+            raise InputError(f"{method.value!r} is not a pseudo-log-likelihood method")
+        super().__init__(loaded, method)
+
+    def score(self, requests: Sequence[Request], progress: Progress | None = None) -> list[TokenScores]:
+        """Per-token PLL scores of each request's scored part."""
+        metric = self._method.pll_metric
+        whole = [r for r in requests if not r.prefix]
+        given = [r for r in requests if r.prefix]
+        found = dict(zip(whole, self.scorer.pll_sentences([r.text for r in whole], metric)))  # type: ignore[arg-type]
+        found.update(zip(given, self.scorer.pll_pairs([r.prefix for r in given], [r.text for r in given],
+                                                      metric)))  # type: ignore[arg-type]
+        return self._wrap([found[r] for r in requests], progress)
+
+
+class BlankRequestScorer(_MaskedRequestScorer):
+    """Masked-token readout: Request(text with the BLANK, fill) scores the fill's pieces in
+    the blank (one masked token per piece, read left to right with the rest of the fill masked)."""
+
+    def __init__(self, loaded: LoadedModel) -> None:
+        super().__init__(loaded, ScoringMethod.MASKED_TOKEN)
+
+    def score(self, requests: Sequence[Request], progress: Progress | None = None) -> list[TokenScores]:
+        """Per-piece log-probs of each fill in its text's blank."""
+        pairs = self.scorer.fill_logprobs([(r.prefix, r.text) for r in requests], BLANK)
+        return self._wrap(pairs, progress)

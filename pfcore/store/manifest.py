@@ -1,0 +1,134 @@
+"""A run's manifest: exactly what produced its numbers (model and where it loaded from, scoring
+method and settings, the item set, package versions, git commit, timings), as typed data with a
+JSON round trip. Older manifests (the same JSON layout) read back unchanged."""
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import subprocess
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field, fields
+from datetime import UTC, datetime
+from importlib import metadata
+from typing import Any
+
+from pfcore import __version__
+from pfcore.errors import InputError
+from pfcore.paths import REPO_ROOT
+
+
+@dataclass(frozen=True)
+class ModelRecord:
+    """The model a run scored with and where it was loaded from."""
+
+    name: str
+    revision: str | None = None
+    dtype: str = "float32"
+    device: str = "cpu"
+    kind: str = "causal"
+    trust_remote_code: bool = False
+    source: str = ""
+
+    @property
+    def label(self) -> str:
+        """Name, plus @revision when one is set."""
+        return f"{self.name}@{self.revision}" if self.revision else self.name
+
+
+@dataclass(frozen=True)
+class ItemsRecord:
+    """The item set a run scored: how many, an order-free digest, and where they came from."""
+
+    count: int
+    hash: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Timings:
+    """Seconds spent reading items, loading the model (0 when fully cached), scoring, in all."""
+
+    items_s: float = 0.0
+    load_s: float = 0.0
+    score_s: float = 0.0
+    total_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """Everything needed to know what produced a run's numbers (never a password)."""
+
+    run_id: str
+    created: str
+    suite: str
+    model: ModelRecord
+    scoring: str
+    items: ItemsRecord
+    settings: dict[str, Any] = field(default_factory=dict)
+    versions: dict[str, str] = field(default_factory=dict)
+    git_commit: str | None = None
+    timings_s: Timings = field(default_factory=Timings)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data for manifest.json."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Manifest:
+        """The manifest from manifest.json's data; InputError naming what is missing or malformed."""
+        try:
+            return cls(run_id=str(data["run_id"]), created=str(data["created"]), suite=str(data["suite"]),
+                       model=_record(ModelRecord, data["model"]), scoring=str(data["scoring"]),
+                       items=_record(ItemsRecord, data["items"]), settings=dict(data.get("settings") or {}),
+                       versions=dict(data.get("versions") or {}), git_commit=data.get("git_commit"),
+                       timings_s=_record(Timings, data.get("timings_s") or {}))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError(f"not a pfcore run manifest ({type(exc).__name__}: {exc})") from exc
+
+    @property
+    def constructions(self) -> tuple[str, ...]:
+        """The constructions the run was limited to (empty: all)."""
+        return tuple(self.settings.get("constructions") or ())
+
+
+def _record(cls: type, data: Mapping[str, Any]) -> Any:
+    """A record dataclass from a mapping, ignoring keys it does not know (newer manifests)."""
+    if not isinstance(data, Mapping):
+        raise TypeError(f"{cls.__name__} must be an object, got {type(data).__name__}")
+    known = {f.name for f in fields(cls)}
+    return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def item_set_hash(item_ids: Iterable[str]) -> str:
+    """Order-free digest of the items a run scored."""
+    return hashlib.sha256("\n".join(sorted(item_ids)).encode()).hexdigest()[:16]
+
+
+def git_commit() -> str | None:
+    """The repository's commit, when pfcore runs from a git checkout."""
+    try:
+        out = subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "HEAD"], capture_output=True,
+                             text=True, timeout=5, check=True)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
+
+
+def versions() -> dict[str, str]:
+    """Versions of what produced the numbers (read from the installed packages' metadata, so
+    a run served from the cache need not import torch)."""
+    return {"pfcore": __version__, "transformers": metadata.version("transformers"),
+            "torch": metadata.version("torch"), "python": platform.python_version()}
+
+
+def new_run_id(suite: str, model_label: str) -> str:
+    """A sortable, readable, unique run id."""
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    slug = "".join(c if c.isalnum() else "-" for c in model_label)[-40:].strip("-")
+    return f"{stamp}-{suite}-{slug}-{os.getpid()}"
+
+
+def now_iso() -> str:
+    """The current UTC time, to the second, for `created`."""
+    return datetime.now(UTC).isoformat(timespec="seconds")

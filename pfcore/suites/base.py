@@ -1,0 +1,180 @@
+"""What a suite is: it loads its items, scores them through a request scorer (and the score cache),
+decides each pair, and summarises, and it knows the model kinds, scoring methods and reduction it
+needs and which filters are its headline. `registry.SUITES` lists them all; the runner drives any."""
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from pfcore.errors import InputError
+from pfcore.models.loading import LoadedModel, load_model
+from pfcore.models.spec import ModelSpec
+from pfcore.scoring.methods import ScoringMethod, check_fits, parse_method
+from pfcore.scoring.requests import Progress, Reduction, Request, RequestScorer, TokenScores
+from pfcore.store.cache import CHUNK, ScoreCache, score_cached
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """What to run and how; every field but the password is recorded in the run's manifest."""
+
+    suite: str = "semantic"
+    constructions: tuple[str, ...] = ()  # empty: all
+    items_path: str | None = None
+    limit_blocks: int | None = None
+    scoring: str | None = None  # None: the suite's default for the model's kind
+    reduction: Reduction = "mean"  # the paper's code: minicons' default mean log-prob per token
+    bos: bool = False
+    use_cache: bool = True
+    password: str | None = None  # for a password-protected EWoK zip; never recorded
+    chunk: int = CHUNK  # requests scored between two commits to the score cache
+    out: str | None = None
+
+
+@dataclass
+class ModelHandle:
+    """A model loaded on first use and timed, for suites that read the model directly."""
+
+    spec: ModelSpec
+    load_s: float = 0.0
+    _loaded: LoadedModel | None = field(default=None, repr=False)
+
+    def get(self) -> LoadedModel:
+        """The loaded model (loading it now the first time)."""
+        if self._loaded is None:
+            started = time.monotonic()
+            self._loaded = load_model(self.spec)
+            self.load_s = time.monotonic() - started
+        return self._loaded
+
+
+@dataclass
+class ScoreContext:
+    """What a suite's scoring step gets: the scorer (model loaded lazily), the cache, progress,
+    the reduction and the commit chunk."""
+
+    scorer: RequestScorer
+    cache: ScoreCache | None
+    progress: Progress | None
+    reduction: Reduction
+    chunk: int = CHUNK
+    model: ModelHandle | None = None
+
+    def scores(self, requests: Sequence[Request], report: bool = True) -> list[TokenScores]:
+        """Per-token scores of the requests, through the score cache (reporting progress unless
+        the suite reports its own)."""
+        return score_cached(self.scorer, requests, self.cache, self.progress if report else None, self.chunk)
+
+    def loaded(self) -> LoadedModel:
+        """The model itself, for suites that read it directly (Global Affinity)."""
+        if self.model is None:
+            raise InputError("this suite needs the model itself, and none was given")
+        return self.model.get()
+
+
+class Suite(ABC):
+    """One test suite: items -> requests -> scores -> rows -> decisions -> summary."""
+
+    name: str = ""
+    label: str = ""
+    kinds: tuple[str, ...] = ("causal", "masked")  # model kinds it runs on
+    headline: tuple[str, ...] = ("all",)  # the filters shown first
+    metric: str = "accuracy"  # the main number's name in the results table
+    chance: float | None = 0.5
+    requests_per_item: int = 1
+    methods: tuple[ScoringMethod, ...] = (ScoringMethod.CAUSAL, ScoringMethod.PLL_ORIGINAL,
+                                          ScoringMethod.PLL_L2R)  # the scoring methods it can use
+
+    @abstractmethod
+    def load(self, config: RunConfig) -> Any:
+        """The items to run (a list of item records or a table)."""
+
+    @abstractmethod
+    def item_ids(self, items: Any) -> list[str]:
+        """The stable id of each item, for the manifest's item-set hash."""
+
+    def default_method(self, kind: str) -> ScoringMethod:
+        """The scoring method a model of this kind gets when none is asked for."""
+        return ScoringMethod.CAUSAL if kind == "causal" else ScoringMethod.PLL_ORIGINAL
+
+    def method(self, spec: ModelSpec, requested: str | None) -> ScoringMethod:
+        """The scoring method to use: as asked, or the kind's default; a mismatch is refused."""
+        if spec.kind not in self.kinds:
+            raise InputError(f"the {self.name} suite needs a {' or '.join(self.kinds)} model "
+                             f"(choose kind '{self.kinds[0]}')")
+        chosen = parse_method(requested) if requested else self.default_method(spec.kind)
+        if chosen not in self.methods:
+            raise InputError(f"the {self.name} suite cannot use scoring {chosen.value!r}; choose one of "
+                             f"{', '.join(m.value for m in self.methods)}")
+        return check_fits(chosen, spec.kind, spec.label)
+
+    def reduction(self, config: RunConfig, method: ScoringMethod) -> Reduction:
+        """How per-token log-probs become one score (the configured one unless the suite fixes it)."""
+        return config.reduction
+
+    @abstractmethod
+    def score(self, items: Any, ctx: ScoreContext) -> pd.DataFrame:
+        """One row of scores per item (or per item and word)."""
+
+    @abstractmethod
+    def decide(self, rows: pd.DataFrame) -> pd.DataFrame | None:
+        """The pairwise decisions (None for suites whose rows are decided already)."""
+
+    @abstractmethod
+    def summarize(self, decided: pd.DataFrame) -> pd.DataFrame:
+        """The summary: construction, filter, accuracy (or the suite's metric), ci_low, ci_high, n."""
+
+    def default_source(self, config: RunConfig) -> str:
+        """Where the items come from when no --items is given, in words."""
+        return "shipped defaults (data/items)"
+
+    def published(self, summary: pd.DataFrame, revision: str) -> pd.DataFrame | None:
+        """The summary in the paper's outputs_summary layout, for suites that have one."""
+        return None
+
+
+def limit_positive(limit: int | None, what: str = "--limit-blocks") -> None:
+    """InputError unless `limit` is None or at least 1 (0 would silently mean "all")."""
+    if limit is not None and limit < 1:
+        raise InputError(f"{what} must be a positive number, got {limit}")
+
+
+class ItemSuite(Suite):
+    """A Paired-Focus suite over pfcore's own item records (shipped defaults or an item file)."""
+
+    def load(self, config: RunConfig) -> list[Any]:
+        """The suite's items for the chosen constructions, limited to the first blocks."""
+        from pfcore.items import default_items
+        from pfcore.items.schema import SYNTAX_CONTROL
+
+        limit_positive(config.limit_blocks)
+        if config.items_path:
+            from pfcore.items.check import checked_items  # a given file must pass `items check`
+
+            items = checked_items(config.items_path)
+            wrong = {i.KIND for i in items} - {self.name}
+            if wrong:
+                raise InputError(f"{config.items_path} holds {', '.join(sorted(wrong))} items, "
+                                 f"not {self.name} items")
+            if config.constructions:
+                keep = set(config.constructions) | {SYNTAX_CONTROL}
+                items = [i for i in items if i.construction in keep]
+        else:
+            items = default_items(self.name, list(config.constructions) or None)
+        items = self.limit(items, config.limit_blocks) if config.limit_blocks else items
+        if not items:
+            raise InputError(f"no {self.name} items to run (check --construction and --items)")
+        return items
+
+    def item_ids(self, items: list[Any]) -> list[str]:
+        """Each item's content-hash id."""
+        return [i.item_id for i in items]
+
+    @abstractmethod
+    def limit(self, items: list[Any], blocks: int) -> list[Any]:
+        """The first `blocks` blocks (or base sentences, or sentences) of the items."""

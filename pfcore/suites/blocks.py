@@ -1,0 +1,149 @@
+"""The Items page's data: the shipped items as one table per suite with their filters, and one
+block (semantic: 8 rows, two fills each) or base sentence (syntax: every manipulation, with the
+construction and with "and") scored with a model."""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from pfcore.errors import InputError
+from pfcore.items import default_items
+from pfcore.items.schema import CONSTRUCTIONS, Item, SemanticItem, SyntaxItem
+from pfcore.scoring.requests import RequestScorer, TokenScores
+from pfcore.store.cache import score_persistent
+from pfcore.suites import semantic, syntax
+from pfcore.suites.semantic import CONDITIONS
+
+KINDS = ("semantic", "syntax")
+GROUP = {"semantic": "block_id", "syntax": "base_id"}
+SEARCH_MAX = 200
+SEMANTIC_COLUMNS = ("construction", "connective", "condition", "context", "followup", "verb",
+                    "noun", "scale", "weak_adj", "strong_adj", "pronoun", "modal", "block_id",
+                    "item_id")
+SYNTAX_COLUMNS = ("construction", "connective", "condition", "sentence", "verb", "noun", "scale",
+                  "weak_adj", "strong_adj", "pronoun", "modal", "context_order", "base_id",
+                  "item_id")
+
+
+def item_table(kind: str) -> pd.DataFrame:
+    """All shipped items of a suite as one table, with a `condition` column to filter on
+    (semantic: aligned1..misaligned2; syntax: the manipulation)."""
+    if kind not in KINDS:
+        raise InputError(f"unknown item suite {kind!r}; choose semantic or syntax")
+    items = default_items(kind)
+    df = pd.DataFrame([vars(i) for i in items])
+    if kind == "semantic":
+        df["condition"] = [CONDITIONS[(c, f)][0] for c, f in zip(df["context_order"], df["followup_order"])]
+        return df[list(SEMANTIC_COLUMNS)]
+    df["condition"] = df["manipulation"]
+    return df[list(SYNTAX_COLUMNS)]
+
+
+@dataclass(frozen=True)
+class ItemFilter:
+    """What the user filters on; empty tuples mean no restriction."""
+
+    constructions: tuple[str, ...] = ()
+    scales: tuple[str, ...] = ()
+    verbs: tuple[str, ...] = ()
+    conditions: tuple[str, ...] = ()
+    search: str = ""
+
+
+def filter_items(df: pd.DataFrame, f: ItemFilter) -> pd.DataFrame:
+    """The rows that pass every filter; the search is a case-insensitive substring of the text."""
+    if len(f.search) > SEARCH_MAX:
+        raise InputError(f"the search text is too long ({len(f.search)} characters; at most {SEARCH_MAX})")
+    keep = pd.Series(True, index=df.index)
+    for column, values in (("construction", f.constructions), ("scale", f.scales),
+                           ("verb", f.verbs), ("condition", f.conditions)):
+        if values:
+            keep &= df[column].isin(values)
+    needle = f.search.strip().lower()
+    if needle:
+        text = df["sentence"] if "sentence" in df.columns else df["context"] + " " + df["followup"]
+        keep &= text.str.lower().str.contains(needle, regex=False)
+    return df[keep]
+
+
+def group_labels(rows: pd.DataFrame, kind: str, limit: int = 500) -> dict[str, str]:
+    """Block (semantic) or base sentence (syntax) ids among the rows, with a readable label each."""
+    key = GROUP[kind]
+    firsts = rows.drop_duplicates(key).head(limit)
+    if kind == "semantic":
+        return {r[key]: f"{CONSTRUCTIONS.get(r['construction'], r['construction'])} · {r['verb']} "
+                        f"{r['noun']} ({r['weak_adj']} / {r['strong_adj']}) · {r['pronoun']} {r['modal']}"
+                for _, r in firsts.iterrows()}
+    return {r[key]: f"{r['verb']} {r['noun']} ({r['weak_adj']} / {r['strong_adj']}) · {r['pronoun']} "
+                    f"{r['modal']} · {r['context_order']}"
+            for _, r in firsts.iterrows()}
+
+
+@dataclass(frozen=True)
+class GroupScores:
+    """One scored block or base: per-sentence values, pairwise decisions, per-token surprisals."""
+
+    rows: pd.DataFrame
+    decisions: pd.DataFrame
+    tokens: pd.DataFrame
+
+
+def group_items(kind: str, group_id: str) -> list[Item]:
+    """The items of one semantic block, or of one syntactic base (every connective)."""
+    key = GROUP[kind]
+    items = [i for i in default_items(kind) if getattr(i, key) == group_id]
+    if not items:
+        raise InputError(f"no {kind} items with {key} {group_id}")
+    return items
+
+
+def score_group(scorer: RequestScorer, kind: str, group_id: str) -> GroupScores:
+    """Score one block (semantic) or one base with its manipulations (syntax) with the model."""
+    items = group_items(kind, group_id)
+    if kind == "semantic":
+        return _score_semantic(scorer, [i for i in items if isinstance(i, SemanticItem)])
+    return _score_syntax(scorer, [i for i in items if isinstance(i, SyntaxItem)])
+
+
+def _score_semantic(scorer: RequestScorer, items: Sequence[SemanticItem]) -> GroupScores:
+    """Log P of each fill given the context, log-odds per row, the 4 decisions, token surprisals."""
+    requests = semantic.requests(items)
+    scores = score_persistent(scorer, requests)
+    rows = semantic.row_scores(items, scores, "mean")
+    rows.insert(0, "row", [row_name(i) for i in items])
+    labels = [{"row": row_name(i), "fill": fill, "text": semantic.filled(i, fill)}
+              for i in items for fill in i.fills[:2]]
+    dec = semantic.decisions(rows)
+    dec = dec[["condition", "context_order", "followup_order", "cxn_logodds", "or_logodds", "correct"]]
+    return GroupScores(rows[["row", "context", "followup", "logp_easier", "logp_harder", "logodds"]],
+                       dec, token_table(labels, scores))
+
+
+def row_name(item: SemanticItem) -> str:
+    """Short name of a semantic row: connective, context order and follow-up order."""
+    return f"{item.connective} · {item.context_order} · {item.followup_order}"
+
+
+def _score_syntax(scorer: RequestScorer, items: Sequence[SyntaxItem]) -> GroupScores:
+    """Surprisal of each sentence, the rise of each manipulation over the base (construction
+    against "and"), and token surprisals."""
+    scores = score_persistent(scorer, syntax.requests(items))
+    rows = syntax.row_scores(items, scores, "mean")
+    dec = syntax.decisions(rows)[["manipulation", "construction", "rise", "rise_and", "correct"]]
+    labels = [{"sentence": f"{i.connective} · {i.manipulation}", "text": i.sentence} for i in items]
+    return GroupScores(rows[["connective", "manipulation", "sentence", "surprisal"]], dec,
+                       token_table(labels, scores))
+
+
+def token_table(labels: Sequence[Mapping[str, object]], scores: Sequence[TokenScores]) -> pd.DataFrame:
+    """Long per-token table: the label fields, position, token, log-prob (nats), surprisal (bits)."""
+    frames = []
+    for label, s in zip(labels, scores):
+        tokens = s.tokens  # decoded on each access: once here
+        frames.append(pd.DataFrame({**{k: [v] * len(tokens) for k, v in label.items()},
+                                    "position": np.arange(len(tokens)), "token": list(tokens),
+                                    "logprob": s.logprobs, "surprisal_bits": s.surprisals_bits}))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()

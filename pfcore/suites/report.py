@@ -1,0 +1,69 @@
+"""A finished run in words and plain data: the JSON summary (CLI `--json`, app downloads) and the
+terminal table of its headline numbers."""
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from pfcore.items.schema import CONSTRUCTIONS, PUBLISHED_NAMES
+from pfcore.store.runs import RunRecord
+from pfcore.suites.registry import get_suite
+
+PIVOTED = ("semantic", "syntax")  # accuracy suites printed as construction x filter, in percent
+
+
+def finite(value: float) -> float | None:
+    """A number for JSON: NaN and infinities become None (JSON has no NaN)."""
+    return value if math.isfinite(value) else None
+
+
+def summary_json(record: RunRecord) -> dict[str, object]:
+    """The run as one JSON object: accuracy maps construction -> filter -> value."""
+    nested: dict[str, dict[str, float | None]] = {}
+    intervals: dict[str, dict[str, list[float | None]]] = {}
+    for row in record.summary.itertuples():
+        nested.setdefault(str(row.construction), {})[str(row.filter)] = finite(float(row.accuracy))
+        intervals.setdefault(str(row.construction), {})[str(row.filter)] = [
+            finite(float(row.ci_low)), finite(float(row.ci_high))]
+    m = record.manifest
+    return {"run_id": m.run_id, "suite": m.suite, "model": m.model.name, "revision": m.model.revision,
+            "scoring": m.scoring, "items": m.items.count, "accuracy": nested, "ci95": intervals,
+            "timings_s": vars(m.timings_s), "record": str(record.path)}
+
+
+def main_table(suite_name: str, summary: pd.DataFrame) -> str:
+    """What to print: the headline filters as percentages (construction x filter) for the
+    Paired-Focus accuracy suites; affinities as probabilities; every benchmark filter with its
+    interval."""
+    suite = get_suite(suite_name)
+    if suite_name in PIVOTED:
+        main = summary[summary["filter"].isin(suite.headline)]
+        wide = main.pivot(index="construction", columns="filter", values="accuracy")
+        return (wide[[f for f in suite.headline if f in wide.columns]] * 100).round(1).to_string()
+    cols = ["construction", "filter", "accuracy", "ci_low", "ci_high", "n"]
+    table = summary[cols].rename(columns={"accuracy": suite.metric})
+    return table.round(4).to_string(index=False)
+
+
+def headline_filters(suite_name: str, summary: pd.DataFrame) -> list[str]:
+    """The suite's headline filters present in a summary (else its first eight filters)."""
+    present = set(summary["filter"])
+    headline = [f for f in get_suite(suite_name).headline if f in present]
+    return headline or list(dict.fromkeys(summary["filter"]))[:8]
+
+
+def run_label(record: RunRecord) -> str:
+    """A run as one line: when, suite, constructions, model, items."""
+    m = record.manifest
+    names = m.constructions or tuple(dict.fromkeys(record.summary["construction"].astype(str)))
+    constructions = ", ".join(CONSTRUCTIONS.get(c, c) for c in names)
+    return (f"{m.created.replace('T', ' ')[:19]} · {m.suite} ({constructions}) · {m.model.label} · "
+            f"{m.items.count:,} items")
+
+
+def shown_summary(summary: pd.DataFrame, filters: list[str]) -> pd.DataFrame:
+    """The chosen filters' rows, constructions named as in the paper's figures."""
+    rows = summary[summary["filter"].isin(filters)].copy()
+    rows["construction"] = rows["construction"].map(lambda c: PUBLISHED_NAMES.get(c, c))
+    return rows.reset_index(drop=True)

@@ -1,0 +1,111 @@
+"""The layering of DESIGN.md section 2, checked from the source: every module imports only from its
+own layer or below, and no two packages import each other. Run it alone to see the import graph's
+forbidden edges: `.venv/bin/python -m pytest tests/test_layers.py -q`."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+# lowest first; a module imports only from its own layer or below
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("pfcore", "pfcore.errors", "pfcore.paths"),
+    ("pfcore.models",),
+    ("pfcore.scoring",),
+    ("pfcore.items",),
+    ("pfcore.store",),
+    ("pfcore.suites",),
+    ("pfcore.analysis",),
+    ("pfcore.plots",),
+    ("pfcore.probe", "pfcore.sweep"),
+    ("cli",),
+    ("pfcore.ui",),
+    ("pages",),
+)
+CLI_MODULES = ("pfcore.cli", "pfcore.cli_common", "pfcore.__main__")
+
+
+def module_name(path: Path) -> str:
+    """The dotted module name of a source file (pages/ and app.py as `pages.*`)."""
+    rel = path.relative_to(ROOT).with_suffix("")
+    if rel.parts[0] != "pfcore":
+        return "pages." + rel.name
+    parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+    return ".".join(parts)
+
+
+def layer_of(module: str) -> int:
+    """The layer index of a pfcore module (CLI modules of any package sit in the cli layer)."""
+    if module in CLI_MODULES or module.endswith(".cli"):
+        return next(i for i, names in enumerate(LAYERS) if names == ("cli",))
+    best = -1, ""
+    for index, names in enumerate(LAYERS):
+        for name in names:
+            if (module == name or module.startswith(name + ".")) and len(name) > len(best[1]):
+                best = index, name
+    if best[0] < 0:
+        raise AssertionError(f"{module} belongs to no layer: add it to LAYERS")
+    return best[0]
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every pfcore module a file imports, at any depth (functions and TYPE_CHECKING included)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.split(".")[0] == "pfcore"}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "pfcore":
+            found |= {f"{node.module}.{a.name}" if _is_module(f"{node.module}.{a.name}") else node.module
+                      for a in node.names}
+    return found
+
+
+def _is_module(name: str) -> bool:
+    """Whether a dotted name is a pfcore module or package (not a function or class)."""
+    path = ROOT.joinpath(*name.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def sources() -> list[Path]:
+    """Every Python file of the engine, the pages and the app."""
+    return sorted([*ROOT.joinpath("pfcore").rglob("*.py"), *ROOT.joinpath("pages").glob("*.py"),
+                   ROOT / "app.py"])
+
+
+def edges() -> list[tuple[str, str]]:
+    """(importer, imported) for every pfcore import in the tree."""
+    return [(module_name(p), target) for p in sources() for target in sorted(imports_of(p))]
+
+
+def package(module: str) -> str:
+    """The pfcore sub-package a module belongs to (`pfcore.scoring`), or the module itself."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "pfcore" else parts[0]
+
+
+def test_no_import_from_a_higher_layer() -> None:
+    forbidden = [f"{a} -> {b}" for a, b in edges() if layer_of(b) > layer_of(a)]
+    assert not forbidden, "imports from a higher layer:\n" + "\n".join(forbidden)
+
+
+def test_no_cycle_between_packages() -> None:
+    graph: dict[str, set[str]] = {}
+    for a, b in edges():
+        if package(a) != package(b) and not b.endswith(".cli") and not a.endswith(".cli"):
+            graph.setdefault(package(a), set()).add(package(b))
+    cycles = [f"{a} <-> {b}" for a, targets in graph.items() for b in targets if a in graph.get(b, set())]
+    assert not cycles, "packages that import each other:\n" + "\n".join(sorted(cycles))
+
+
+@pytest.mark.parametrize("module", ["pfcore.scoring.causal", "pfcore.ui.model", "pfcore.suites.cli",
+                                    "pages.1_Probe"])
+def test_every_module_has_a_layer(module: str) -> None:
+    assert layer_of(module) >= 0
+
+
+def test_the_check_sees_a_forbidden_edge() -> None:
+    """The test is not vacuous: an import of suites from scoring is flagged."""
+    assert layer_of("pfcore.suites.runner") > layer_of("pfcore.scoring.causal")
+    assert layer_of("pfcore.ui.model") > layer_of("pfcore.suites.cli") > layer_of("pfcore.plots.tokens")
