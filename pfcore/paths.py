@@ -1,24 +1,39 @@
 """Where pfcore keeps what it makes at run time (converted models, score cache, run records)."""
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
+from typing import Any
+
+from pfcore.errors import InputError
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = REPO_ROOT / "data"
 
 
 def cache_root() -> Path:
-    """The cache folder: $PFCORE_CACHE if set, else cache/ at the repository root; created on use."""
+    """The cache folder: $PFCORE_CACHE if set, else cache/ at the repository root; created on use
+    (InputError when it cannot be, e.g. PFCORE_CACHE names a file)."""
     root = Path(os.environ.get("PFCORE_CACHE") or REPO_ROOT / "cache")
-    root.mkdir(parents=True, exist_ok=True)
-    return root
+    return make_folder(root, "the cache folder (PFCORE_CACHE)")
 
 
 def cache_subdir(name: str) -> Path:
     """A named folder under the cache root (models, runs, results...), created on use."""
-    path = cache_root() / name
-    path.mkdir(parents=True, exist_ok=True)
+    return make_folder(cache_root() / name, f"the cache's {name} folder")
+
+
+def make_folder(path: Path, what: str) -> Path:
+    """A folder, created with its parents when missing; InputError saying why it cannot be."""
+    if path.exists() and not path.is_dir():
+        raise InputError(f"cannot use {path} as {what}: it is a file, not a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot use {path} as {what}: {exc.strerror or exc}") from exc
+    if not path.is_dir():
+        raise InputError(f"cannot use {path} as {what}: it is a file, not a folder")
     return path
 
 
@@ -26,3 +41,28 @@ def published_results_dir() -> str:
     """The folder of the paper's published per-checkpoint summaries the app offers to import:
     $PFCORE_PUBLISHED_RESULTS, or "" (the user types or fetches it)."""
     return os.environ.get("PFCORE_PUBLISHED_RESULTS", "")
+
+
+class JsonMemo:
+    """A small JSON object kept in the cache folder to remember work between processes (weight
+    hashes, scorer checks); unreadable means empty, and a failed write only costs redoing it."""
+
+    def __init__(self, name: str) -> None:
+        self.path = cache_root() / name
+
+    def read(self) -> dict[str, Any]:
+        """The remembered object ({} when missing or unreadable)."""
+        try:
+            data = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def write(self, data: dict[str, Any]) -> None:
+        """Store the object atomically (temporary file, then rename)."""
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        try:
+            tmp.write_text(json.dumps(data))
+            os.replace(tmp, self.path)
+        except OSError:
+            tmp.unlink(missing_ok=True)

@@ -121,10 +121,12 @@ def test_bad_files_raise_input_errors_naming_them(tmp_path: Path, cache_dir: Pat
     assert res.load_results().empty  # a failed import changes nothing
 
 
-def test_corrupt_table_is_reported(cache_dir: Path) -> None:
+def test_corrupt_table_is_moved_aside_and_reported(cache_dir: Path) -> None:
+    """Issue 16, defect 8: a damaged table no longer blocks every later command."""
     res.results_path().write_bytes(b"not parquet")
-    with pytest.raises(InputError, match="unreadable"):
-        res.load_results()
+    with pytest.warns(UserWarning, match="unreadable.*moved it to results.parquet.corrupt-"):
+        assert res.load_results().empty
+    assert list(res.results_path().parent.glob("results.parquet.corrupt-*"))
 
 
 def test_fetch_offline_says_what_to_do(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

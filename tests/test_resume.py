@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from pfcore.store.cache import TABLE
+
 
 def cached_rows(db: Path) -> dict[str, float]:
     """key -> created time of every committed row (empty when the cache does not exist yet)."""
@@ -18,7 +20,7 @@ def cached_rows(db: Path) -> dict[str, float]:
         return {}
     try:
         with sqlite3.connect(db, timeout=30) as conn:
-            return dict(conn.execute("SELECT key, created FROM scores"))
+            return dict(conn.execute(f"SELECT key, created FROM {TABLE}"))
     except sqlite3.OperationalError:
         return {}
 

@@ -9,6 +9,8 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pfcore.errors import ModelLoadError
+
 if TYPE_CHECKING:  # checking a finished conversion needs none of the heavy libraries
     from transformers import PreTrainedTokenizerBase
 
@@ -44,8 +46,32 @@ def fingerprint(path: Path) -> str:
     return hashlib.sha256(f"{path.name}:{st.st_size}:{int(st.st_mtime)}".encode()).hexdigest()[:16]
 
 
+def _read_gguf(source: Path) -> tuple[Any, Any]:
+    """The tokenizer and float32 model transformers reads from a GGUF file."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tok = AutoTokenizer.from_pretrained(source.parent, gguf_file=source.name)
+        model = AutoModelForCausalLM.from_pretrained(source.parent, gguf_file=source.name, dtype=torch.float32)
+    return tok, model
+
+
+def check_gguf(path: Path) -> None:
+    """Refuse a file that is not GGUF (its first four bytes are b"GGUF") before any conversion."""
+    try:
+        with path.open("rb") as handle:
+            magic = handle.read(4)
+    except OSError as exc:
+        raise ModelLoadError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    if magic != b"GGUF":
+        raise ModelLoadError(f"{path} is not a GGUF file (it does not start with the GGUF magic bytes)")
+
+
 def is_complete(folder: Path, source: Path) -> bool:
-    """True when `folder` holds a finished conversion of exactly this source file."""
+    """True when `folder` holds a finished, intact conversion of exactly this source file: its
+    marker, every file at its recorded size, readable safetensors headers and config."""
     marker = folder / MARKER
     if not marker.is_file():
         return False
@@ -53,26 +79,47 @@ def is_complete(folder: Path, source: Path) -> bool:
         info = json.loads(marker.read_text())
     except (OSError, json.JSONDecodeError):
         return False
-    if info.get("fingerprint") != fingerprint(source):
+    if not isinstance(info, dict) or info.get("fingerprint") != fingerprint(source):
         return False
     files = info.get("files", {})
-    return bool(files) and all((folder / name).is_file() and (folder / name).stat().st_size == size
-                               for name, size in files.items())
+    sizes_ok = bool(files) and all((folder / name).is_file() and (folder / name).stat().st_size == size
+                                   for name, size in files.items())
+    return sizes_ok and _config_ok(folder) and all(_header_ok(p) for p in folder.glob("*.safetensors"))
+
+
+def _config_ok(folder: Path) -> bool:
+    """Whether config.json parses as a JSON object."""
+    try:
+        return isinstance(json.loads((folder / "config.json").read_text()), dict)
+    except (OSError, ValueError):
+        return False
+
+
+def _header_ok(path: Path) -> bool:
+    """Whether a safetensors file's header parses and its tensors end exactly at the file's end."""
+    try:
+        with path.open("rb") as handle:
+            length = int.from_bytes(handle.read(8), "little")
+            if not 0 < length <= 100_000_000:
+                return False
+            header = json.loads(handle.read(length))
+        ends = [t["data_offsets"][1] for name, t in header.items() if name != "__metadata__"]
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return False
+    return 8 + length + max(ends, default=0) == path.stat().st_size
 
 
 def convert(source: Path, folder: Path) -> Path:
-    """Write a safetensors copy of `source` to `folder` via a temporary folder and one rename."""
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
+    """Write a safetensors copy of `source` to `folder` via a temporary folder and one rename; a
+    GGUF transformers cannot read is a ModelLoadError, and nothing is left behind."""
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = folder.parent / f".tmp-{folder.name}-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        tok = AutoTokenizer.from_pretrained(source.parent, gguf_file=source.name)
-        model = AutoModelForCausalLM.from_pretrained(source.parent, gguf_file=source.name,
-                                                     dtype=torch.float32)
+    try:
+        tok, model = _read_gguf(source)
+    except (Exception, MemoryError) as exc:  # noqa: BLE001 - any failure to read the file is reported
+        text = (str(exc).splitlines() or [type(exc).__name__])[0]
+        raise ModelLoadError(f"cannot convert {source} to safetensors: {text}") from exc
     fix_tokenizer(tok, _metadata(source))
     if model.generation_config is not None:
         model.generation_config.pad_token_id = tok.pad_token_id

@@ -1,23 +1,51 @@
-"""What identifies a model's numbers without loading it: its spec, where it loads from, and its
-weight files (the score cache's key material)."""
+"""What identifies a model's numbers without loading it: its name, revision, dtype and kind, and
+the content (sha256) of its weight files. Where the files lie does not enter, so a moved cache or
+model folder keeps its scores; a changed weight file does, and a touched one does not. Hashes are
+remembered per (path, size, mtime), so each file is read once."""
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
+from pfcore.errors import InputError
 from pfcore.models.spec import ModelSpec
+from pfcore.paths import JsonMemo
+
+MEMO_FILE = "weight-hashes.json"
+BLOCK = 1 << 22  # bytes read at a time while hashing
 
 
-def weights_fingerprint(source: str) -> str:
-    """Sizes and times of the weight files of a local model folder ('' for hub ids)."""
+def file_sha256(path: Path) -> str:
+    """The sha256 of a file, streamed; remembered per (path, size, mtime) in the cache folder."""
+    stat = path.stat()
+    key = f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
+    memo = JsonMemo(MEMO_FILE)
+    known = memo.read()
+    if key not in known:
+        digest = hashlib.sha256()
+        with path.open("rb") as handle:
+            while block := handle.read(BLOCK):
+                digest.update(block)
+        known[key] = digest.hexdigest()
+        memo.write(known)
+    return str(known[key])
+
+
+def weights_sha256(source: str) -> str:
+    """One digest of a local model folder's weight files (their names and contents); '' for a hub
+    id, whose revision names its weights."""
     folder = Path(source)
     if not folder.is_dir():
         return ""
     files = sorted(folder.glob("*.safetensors"))
-    return ";".join(f"{f.name}:{f.stat().st_size}:{int(f.stat().st_mtime)}" for f in files)
+    if not files:
+        raise InputError(f"{folder} holds no *.safetensors weights")
+    joined = ";".join(f"{f.name}:{file_sha256(f)}" for f in files)
+    return hashlib.sha256(joined.encode()).hexdigest()
 
 
 def model_identity(spec: ModelSpec, source: str) -> dict[str, object]:
-    """What identifies a model's numbers: its spec, where it loads (or loaded) from, and its
-    weight files; `resolve_source` gives the source without loading the model."""
+    """What identifies a model's numbers: its spec and the content of its weights (`resolve_source`
+    gives the source without loading the model)."""
     return {"name": spec.name, "revision": spec.revision, "dtype": spec.dtype, "kind": spec.kind,
-            "source": source, "weights": weights_fingerprint(source)}
+            "weights_sha256": weights_sha256(source)}

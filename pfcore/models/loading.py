@@ -3,10 +3,11 @@ or a Hugging Face hub id (with revision); converted once, cached per process."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import logging
 import os
-import shutil
 import socket
+import threading
 import warnings
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -85,14 +86,38 @@ def resolve_source(spec: ModelSpec) -> tuple[str, bool]:
     if path.suffix == ".gguf":
         if not path.is_file():
             raise ModelLoadError(f"GGUF file not found: {path}")
+        gguf_convert.check_gguf(path)
         return str(converted_folder(path.resolve())), True
     if path.is_dir():
-        if not (path / "config.json").is_file():
-            raise ModelLoadError(f"{path} is a folder but has no config.json: not a model folder")
+        check_model_folder(path)
         return str(path.resolve()), True
     if path.exists() or spec.name.startswith((".", "/", "~")) or spec.name.count("/") > 1:
         raise ModelLoadError(f"model path not found or not a model: {spec.name}")
     return spec.name, False
+
+
+def check_model_folder(path: Path) -> None:
+    """A local model folder must hold a config.json and safetensors weights (pickled .bin
+    weights are refused: loading them can run code)."""
+    if not (path / "config.json").is_file():
+        raise ModelLoadError(f"{path} is a folder but has no config.json: not a model folder")
+    if any(path.glob("*.safetensors")):
+        return
+    if any(path.glob("*.bin")) or any(path.glob("*.pt")):
+        raise ModelLoadError(f"{path} holds only pickled (.bin/.pt) weights; pfcore loads safetensors only. "
+                             "Convert them (transformers: save_pretrained(..., safe_serialization=True)).")
+    raise ModelLoadError(f"{path} has a config.json but no weights (*.safetensors): not a complete model folder")
+
+
+def _check_kind(spec: ModelSpec, source: str, local: bool) -> None:
+    """Refuse a causal/masked mismatch from a local config.json, before torch is even imported."""
+    if not local:
+        return
+    try:
+        config = json.loads((Path(source) / "config.json").read_text())
+    except (OSError, ValueError) as exc:
+        raise ModelLoadError(f"{source}/config.json is unreadable ({exc})") from exc
+    _auto_class_name(spec, " ".join(config.get("architectures") or []))
 
 
 def _hub_reachable(timeout: float = 3.0) -> bool:
@@ -117,25 +142,31 @@ def _load_kwargs(spec: ModelSpec, source: str, local: bool) -> dict[str, object]
     return kwargs
 
 
+def _auto_class_name(spec: ModelSpec, archs: str) -> str:
+    """The auto class for the spec's kind, refusing a mismatch with the architectures it names."""
+    if spec.kind == "masked" and ("CausalLM" in archs or "LMHeadModel" in archs):
+        raise ModelLoadError(f"{spec.label} is a causal model ({archs}); choose kind 'causal'")
+    if spec.kind == "causal" and "MaskedLM" in archs:
+        raise ModelLoadError(f"{spec.label} is a masked model ({archs}); choose kind 'masked'")
+    return "AutoModelForMaskedLM" if spec.kind == "masked" else "AutoModelForCausalLM"
+
+
 def _auto_class(spec: ModelSpec, config: object) -> Any:
     """AutoModelForCausalLM or AutoModelForMaskedLM, refusing a mismatch with a clear message."""
-    from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
-    archs = " ".join(getattr(config, "architectures", None) or [])
-    if spec.kind == "masked" and ("CausalLM" in archs or "LMHeadModel" in archs):
-        raise ModelLoadError(f"{spec.name} is a causal model ({archs}); choose kind 'causal'")
-    if spec.kind == "causal" and "MaskedLM" in archs:
-        raise ModelLoadError(f"{spec.name} is a masked model ({archs}); choose kind 'masked'")
-    return AutoModelForMaskedLM if spec.kind == "masked" else AutoModelForCausalLM
+    import transformers
+
+    return getattr(transformers, _auto_class_name(spec, " ".join(getattr(config, "architectures", None) or [])))
 
 
 def _load(spec: ModelSpec) -> LoadedModel:
     """Load weights (safetensors only) and tokenizer; translate failures into one clear message."""
     if spec.dtype not in DTYPES:
         raise ModelLoadError(f"unknown dtype {spec.dtype!r}; choose one of {', '.join(DTYPES)}")
+    source, local = resolve_source(spec)
+    _check_kind(spec, source, local)
     import torch
     from transformers import AutoConfig, AutoTokenizer
 
-    source, local = resolve_source(spec)
     kwargs = _load_kwargs(spec, source, local)
     try:
         config = AutoConfig.from_pretrained(source, **kwargs)
@@ -146,7 +177,7 @@ def _load(spec: ModelSpec) -> LoadedModel:
                 source, dtype=getattr(torch, spec.dtype), use_safetensors=True, **kwargs)
     except ModelLoadError:
         raise
-    except Exception as exc:  # noqa: BLE001 - any failure becomes one clear message
+    except (Exception, MemoryError) as exc:  # noqa: BLE001 - any failure becomes one clear message
         raise ModelLoadError(_explain(spec, source, local, exc)) from exc
     model.to(spec.device).eval()
     if spec.device == "cpu":
@@ -154,9 +185,12 @@ def _load(spec: ModelSpec) -> LoadedModel:
     return LoadedModel(spec, model, tokenizer, source)
 
 
-def _explain(spec: ModelSpec, source: str, local: bool, exc: Exception) -> str:
+def _explain(spec: ModelSpec, source: str, local: bool, exc: BaseException) -> str:
     """One message saying why a load failed and what to do about it."""
     text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    if out_of_memory(exc):
+        return (f"not enough memory to load {spec.label} ({text}); close other programs or choose a "
+                "smaller model (nothing was deleted)")
     if local:
         return f"could not load the model in {source}: {text}"
     if "safetensors" in text.lower():
@@ -167,38 +201,34 @@ def _explain(spec: ModelSpec, source: str, local: bool, exc: Exception) -> str:
             f"the embedded default {DEFAULT_MODEL!r}.")
 
 
-def _converted_copy(spec: ModelSpec) -> Path | None:
-    """The folder pfcore converted this model into (default or GGUF file), if it is such a model."""
-    if spec.name == DEFAULT_MODEL:
-        return _conversion_path(default_gguf())
-    path = Path(spec.name).expanduser()
-    return _conversion_path(path.resolve()) if path.suffix == ".gguf" and path.is_file() else None
+def out_of_memory(exc: BaseException) -> bool:
+    """Whether an error means the machine ran out of memory (never a reason to delete files)."""
+    text = str(exc).lower()
+    return isinstance(exc, MemoryError) or any(s in text for s in (
+        "out of memory", "cannot allocate memory", "can't allocate memory", "not enough memory"))
 
 
 _LOADED: OrderedDict[ModelSpec, LoadedModel] = OrderedDict()
+_LOCK = threading.RLock()  # one load at a time: the app's warm-up thread and its pages share models
 
 
 def load_model(spec: ModelSpec | None = None) -> LoadedModel:
-    """Load (or reuse) a model; at most MAX_LOADED stay in memory, least recently used first out."""
+    """Load (or reuse) a model; at most MAX_LOADED stay in memory, least recently used first out.
+    A converted copy is rebuilt only when its files fail the integrity check (marker, sizes,
+    headers), never because a load failed for another reason (such as memory)."""
     spec = spec or ModelSpec()
-    if spec in _LOADED:
-        _LOADED.move_to_end(spec)
-        return _LOADED[spec]
-    try:
+    with _LOCK:
+        if spec in _LOADED:
+            _LOADED.move_to_end(spec)
+            return _LOADED[spec]
         loaded = _load(spec)
-    except ModelLoadError:
-        folder = _converted_copy(spec)
-        if folder is None or not folder.exists():
-            raise
-        warnings.warn(f"the converted copy of {spec.label} is damaged; converting it again", stacklevel=2)
-        shutil.rmtree(folder, ignore_errors=True)
-        loaded = _load(spec)
-    _LOADED[spec] = loaded
-    while len(_LOADED) > MAX_LOADED:
-        _LOADED.popitem(last=False)
-    return loaded
+        _LOADED[spec] = loaded
+        while len(_LOADED) > MAX_LOADED:
+            _LOADED.popitem(last=False)
+        return loaded
 
 
 def clear_loaded() -> None:
     """Forget every loaded model (tests, and the app's model switch)."""
-    _LOADED.clear()
+    with _LOCK:
+        _LOADED.clear()

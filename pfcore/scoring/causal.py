@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,13 +17,12 @@ import torch
 from pfcore.errors import InputError
 from pfcore.models.identity import model_identity
 from pfcore.models.loading import LoadedModel
-from pfcore.paths import cache_root
+from pfcore.paths import JsonMemo
 from pfcore.scoring.methods import ScoringMethod
-from pfcore.scoring.requests import Progress, Reduction, Request, TokenScores, reduce_all
+from pfcore.scoring.requests import Progress, Reduction, Request, TokenScores, check_length, reduce_all
 
 log = logging.getLogger(__name__)
 
-MAX_TEXT_CHARS = 20_000
 HEAD_ROWS = 128  # query rows per output-layer slice (128 x 49k logits is 25 MB)
 
 
@@ -75,7 +73,7 @@ class CausalScorer:
         """Token ids and first scored index, as minicons' sequence_score / conditional_score;
         texts are tokenized in one batch call, each distinct prefix once."""
         for req in requests:
-            _check_text(req)
+            check_length(req)
         texts = [f"{r.prefix} {r.text}" if r.prefix else r.text for r in requests]
         full = self.tok(texts, add_special_tokens=False)["input_ids"] if texts else []
         prefixes = list(dict.fromkeys(r.prefix for r in requests if r.prefix))
@@ -89,8 +87,10 @@ class CausalScorer:
             if len(ids) > self.max_len:
                 raise InputError(f"text is {len(ids)} tokens; {self.loaded.spec.label} reads at most "
                                  f"{self.max_len}. Shorten it.")
-            start = n_pre[req.prefix] + len(bos) if req.prefix else 1
-            out.append(Encoded(tuple(ids), max(start, 1)))
+            start = max(n_pre[req.prefix] + len(bos) if req.prefix else 1, 1)
+            if start >= len(ids):
+                raise InputError(_nothing_to_score(req, len(ids), self.loaded.spec.label))
+            out.append(Encoded(tuple(ids), start))
         return out
 
     @property
@@ -238,13 +238,14 @@ class CausalScorer:
         return exact
 
 
-def _check_text(req: Request) -> None:
-    """Refuse empty or oversized text before any tokenizing."""
-    if not req.text.strip():
-        raise InputError("empty text: there is nothing to score")
-    if len(req.prefix) + len(req.text) > MAX_TEXT_CHARS:
-        raise InputError(f"text too long ({len(req.prefix) + len(req.text)} characters; "
-                         f"the limit is {MAX_TEXT_CHARS})")
+def _nothing_to_score(req: Request, n_tokens: int, label: str) -> str:
+    """Why a request has no scored token, and what to do."""
+    if req.prefix:
+        return (f"the continuation {req.text!r} adds no token after its prefix in {label}'s "
+                "tokenization; give a longer continuation")
+    return (f"{req.text!r} is {n_tokens} token in {label}'s tokenization, and without a BOS token the "
+            "first token has nothing to predict it, so nothing is left to score. Give a longer text, "
+            "or --bos with a model that has a BOS token.")
 
 
 @dataclass(frozen=True)
@@ -407,31 +408,13 @@ class ExactnessMemo:
 
     def __init__(self, identity: dict[str, object]) -> None:
         self.key = hashlib.sha256(json.dumps(identity, sort_keys=True, default=str).encode()).hexdigest()
-        self.path = cache_root() / "scorer-checks.json"
+        self.memo = JsonMemo("scorer-checks.json")
 
     def remember(self, name: str, check: Callable[[], bool]) -> bool:
         """The check's stored outcome for this model, or its outcome now (then stored)."""
-        known = self._read()
-        entry = known.get(self.key, {})
+        known = self.memo.read()
+        entry = known.setdefault(self.key, {})
         if name not in entry:
             entry[name] = check()
-            known[self.key] = entry
-            self._write(known)
+            self.memo.write(known)
         return bool(entry[name])
-
-    def _read(self) -> dict[str, dict[str, bool]]:
-        """Every stored outcome ({} when the file is missing or unreadable)."""
-        try:
-            data = json.loads(self.path.read_text())
-        except (OSError, ValueError):
-            return {}
-        return data if isinstance(data, dict) else {}
-
-    def _write(self, known: dict[str, dict[str, bool]]) -> None:
-        """Store the outcomes atomically (a failed write only means checking again next time)."""
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        try:
-            tmp.write_text(json.dumps(known))
-            os.replace(tmp, self.path)
-        except OSError:
-            tmp.unlink(missing_ok=True)

@@ -8,7 +8,7 @@ from pfcore.cli_common import add_model_args, spec_from_args
 from pfcore.errors import InputError
 from pfcore.models.loading import load_model
 from pfcore.scoring.causal import CausalScorer, ScorerSettings
-from pfcore.scoring.requests import Request, TokenScores
+from pfcore.scoring.requests import Request, TokenScores, check_length, finite
 from pfcore.store.cache import ScoreCache, score_cached
 
 
@@ -32,16 +32,15 @@ def request_from_args(args: argparse.Namespace) -> Request:
     if args.sentence is not None:
         if args.prefix or args.continuation:
             raise InputError("give either --sentence S or PREFIX CONTINUATION, not both")
-        if not args.sentence.strip():
-            raise InputError("empty text: there is nothing to score")
-        return Request("", args.sentence)
-    if args.prefix is None or args.continuation is None:
+        request = Request("", args.sentence)
+    elif args.prefix is None or args.continuation is None:
         raise InputError("give PREFIX and CONTINUATION, or --sentence S")
-    if not args.prefix.strip():
+    elif not args.prefix.strip():
         raise InputError("empty prefix: use --sentence to score a text on its own")
-    if not args.continuation.strip():
-        raise InputError("empty text: there is nothing to score")
-    return Request(args.prefix, args.continuation)
+    else:
+        request = Request(args.prefix, args.continuation)
+    check_length(request)
+    return request
 
 
 def as_json(model: str, req: Request, scores: TokenScores, bos: bool) -> dict[str, object]:
@@ -53,8 +52,8 @@ def as_json(model: str, req: Request, scores: TokenScores, bos: bool) -> dict[st
         "tokens": list(scores.tokens),
         "logprobs": [float(x) for x in scores.logprobs],
         "surprisals_bits": [float(x) for x in scores.surprisals_bits],
-        "sum_logprob": scores.reduce("sum"),
-        "mean_logprob": scores.reduce("mean"),
+        "sum_logprob": finite(scores.reduce("sum")),
+        "mean_logprob": finite(scores.reduce("mean")),
         "first_token_policy": "bos" if bos else ("scored after prefix" if req.prefix
                                                  else "first token unscored (no BOS)"),
     }
@@ -77,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     cache = None if args.no_cache else ScoreCache()
     scores = score_cached(scorer, [req], cache)[0]
     if args.json:
-        print(json.dumps(as_json(loaded.spec.label, req, scores, args.bos)))
+        print(json.dumps(as_json(loaded.spec.label, req, scores, args.bos), allow_nan=False))
     else:
         print(table(scores))
     return 0

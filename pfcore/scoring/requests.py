@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 import numpy as np
 
+from pfcore.errors import InputError
+
 if TYPE_CHECKING:
     from pfcore.scoring.methods import ScoringMethod
 
@@ -17,6 +19,7 @@ REDUCTIONS: tuple[Reduction, ...] = ("mean", "sum")
 Progress = Callable[[int, int], None]
 """progress(done, total), called as work finishes."""
 LN2 = math.log(2.0)
+MAX_TEXT_CHARS = 20_000  # prefix and text of one request together
 BLANK = "<MASK>"  # marks the blank of a text whose fills a masked-token request reads
 
 
@@ -26,6 +29,36 @@ class Request:
 
     prefix: str
     text: str
+
+    def __post_init__(self) -> None:
+        check_text(self.prefix)
+        check_text(self.text)
+
+
+def finite(value: float) -> float | None:
+    """A number for JSON: NaN and infinities become None (JSON has no NaN)."""
+    return value if math.isfinite(value) else None
+
+
+def check_length(req: Request) -> None:
+    """Refuse empty or oversized text, before any model is loaded or any tokenizing done."""
+    if not req.text.strip():
+        raise InputError("empty text: there is nothing to score")
+    if len(req.prefix) + len(req.text) > MAX_TEXT_CHARS:
+        raise InputError(f"text too long ({len(req.prefix) + len(req.text):,} characters; "
+                         f"the limit is {MAX_TEXT_CHARS:,})")
+
+
+def check_text(text: str) -> None:
+    """Refuse text no tokenizer should see: NUL characters, and unpaired surrogates (text that
+    was not valid UTF-8 where it came from)."""
+    if "\0" in text:
+        raise InputError("the text holds a NUL character (\\0); remove it")
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InputError("the text is not valid UTF-8 (it holds an unpaired surrogate)") from None
 
 
 Decoder = Callable[[Sequence[int]], tuple[str, ...]]

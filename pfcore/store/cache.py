@@ -1,7 +1,7 @@
-"""Persistent score cache: SQLite in WAL mode, one row per scored request, keyed by sha256 of
-(model identity, scorer settings, exact texts). Safe for concurrent processes; each chunk is
-committed as it finishes, so an interrupted run resumes without rescoring. `score_cached` scores
-requests through it."""
+"""Persistent score cache: SQLite in WAL mode, one row per scored request, keyed by sha256 of the
+JSON of (model identity, scorer settings, exact texts), each row with a checksum verified on read.
+Safe for concurrent processes; each chunk is committed as it finishes, so an interrupted run resumes
+without rescoring. `score_cached` scores requests through it and never stores a non-finite score."""
 from __future__ import annotations
 
 import hashlib
@@ -15,18 +15,22 @@ from pathlib import Path
 
 import numpy as np
 
+from pfcore.errors import InputError
 from pfcore.paths import cache_root
 from pfcore.scoring.requests import Progress, Request, RequestScorer, TokenScores
 
 log = logging.getLogger(__name__)
 CHUNK = 2048  # requests scored between two commits to the cache
 
-SCHEMA = """CREATE TABLE IF NOT EXISTS scores (
+TABLE = "scores_v2"  # v1 ("scores") keyed a NUL-joined string that two requests could share
+SCHEMA = f"""CREATE TABLE IF NOT EXISTS {TABLE} (
     key TEXT PRIMARY KEY,
     token_ids BLOB NOT NULL,
     logprobs BLOB NOT NULL,
+    checksum TEXT NOT NULL,
     created REAL NOT NULL
 )"""
+Row = tuple[str, bytes, bytes, str, float]
 
 
 def namespace(identity: dict[str, object]) -> str:
@@ -35,8 +39,14 @@ def namespace(identity: dict[str, object]) -> str:
 
 
 def request_key(ns: str, prefix: str, text: str) -> str:
-    """Key of one request under a namespace."""
-    return hashlib.sha256(f"{ns}\0{prefix}\0{text}".encode()).hexdigest()
+    """Key of one request under a namespace: the digest of an unambiguous encoding (JSON) of the
+    three parts, so no two different requests share a key."""
+    return hashlib.sha256(json.dumps([ns, prefix, text], ensure_ascii=False).encode()).hexdigest()
+
+
+def checksum(key: str, ids: bytes, logprobs: bytes) -> str:
+    """The digest stored beside a row, so a value damaged on disk is detected on read."""
+    return hashlib.sha256(key.encode() + b"\x1f" + ids + b"\x1f" + logprobs).hexdigest()[:32]
 
 
 class ScoreCache:
@@ -44,7 +54,10 @@ class ScoreCache:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = Path(path) if path else cache_root() / "scores.sqlite"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"cannot use {self.path.parent} for the score cache: {exc.strerror or exc}") from exc
         self.conn = self._open()
 
     def _open(self) -> sqlite3.Connection:
@@ -76,30 +89,56 @@ class ScoreCache:
         return conn
 
     def get_many(self, keys: Sequence[str]) -> dict[str, tuple[tuple[int, ...], np.ndarray]]:
-        """Cached (token ids, log-probs) for whichever keys are present."""
+        """Cached (token ids, log-probs) for whichever keys are present and intact; a row whose
+        checksum fails is reported once and left out, so it is scored again."""
         found: dict[str, tuple[tuple[int, ...], np.ndarray]] = {}
+        damaged = 0
         for start in range(0, len(keys), 900):
             chunk = keys[start:start + 900]
             marks = ",".join("?" * len(chunk))
             rows = self.conn.execute(
-                f"SELECT key, token_ids, logprobs FROM scores WHERE key IN ({marks})", chunk)
-            for key, ids, lps in rows:
+                f"SELECT key, token_ids, logprobs, checksum FROM {TABLE} WHERE key IN ({marks})", chunk)
+            for key, ids, lps, digest in rows:
+                if checksum(key, ids, lps) != digest or len(ids) % 8 or len(lps) != len(ids):
+                    damaged += 1
+                    continue
                 found[key] = (tuple(np.frombuffer(ids, dtype=np.int64).tolist()),
                               np.frombuffer(lps, dtype=np.float64).copy())
+        if damaged:
+            warnings.warn(f"score cache {self.path}: {damaged} stored scores fail their checksum "
+                          "(damaged on disk); they are scored again", stacklevel=2)
         return found
 
     def put_many(self, rows: Iterable[tuple[str, Sequence[int], np.ndarray]]) -> None:
         """Store scored requests in one transaction (a chunk is either all there or not at all)."""
         now = time.time()
-        data = [(k, np.asarray(ids, dtype=np.int64).tobytes(),
-                 np.asarray(lp, dtype=np.float64).tobytes(), now) for k, ids, lp in rows]
+        data: list[Row] = []
+        for key, ids, lp in rows:
+            id_bytes = np.asarray(ids, dtype=np.int64).tobytes()
+            lp_bytes = np.asarray(lp, dtype=np.float64).tobytes()
+            data.append((key, id_bytes, lp_bytes, checksum(key, id_bytes, lp_bytes), now))
         with self.conn:
             self.conn.execute("BEGIN IMMEDIATE")
-            self.conn.executemany("INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?)", data)
+            self.conn.executemany(f"INSERT OR REPLACE INTO {TABLE} VALUES (?, ?, ?, ?, ?)", data)
+
+    def merge_from(self, other: Path) -> int:
+        """Copy every row of another cache file that this one lacks (INSERT OR IGNORE: merging
+        twice changes nothing); returns how many rows were added. Rows failing their checksum stay out."""
+        source = ScoreCache(other)
+        try:
+            rows = source.conn.execute(f"SELECT key, token_ids, logprobs, checksum, created FROM {TABLE}").fetchall()
+        finally:
+            source.close()
+        good = [r for r in rows if checksum(r[0], r[1], r[2]) == r[3]]
+        before = self.count()
+        with self.conn:
+            self.conn.execute("BEGIN IMMEDIATE")
+            self.conn.executemany(f"INSERT OR IGNORE INTO {TABLE} VALUES (?, ?, ?, ?, ?)", good)
+        return self.count() - before
 
     def count(self) -> int:
         """Number of cached requests."""
-        return int(self.conn.execute("SELECT COUNT(*) FROM scores").fetchone()[0])
+        return int(self.conn.execute(f"SELECT COUNT(*) FROM {TABLE}").fetchone()[0])
 
     def close(self) -> None:
         """Close the connection."""
@@ -110,7 +149,7 @@ def score_cached(scorer: RequestScorer, requests: Sequence[Request], cache: Scor
                  progress: Progress | None = None, chunk: int = CHUNK) -> list[TokenScores]:
     """Per-token scores for each request; cached ones are read, the rest scored and stored."""
     if cache is None:
-        return scorer.score(requests, progress)
+        return require_finite(requests, scorer.score(requests, progress))
     ns = namespace(scorer.cache_identity())
     unique = list(dict.fromkeys(requests))
     keys = {r: request_key(ns, r.prefix, r.text) for r in unique}
@@ -122,10 +161,21 @@ def score_cached(scorer: RequestScorer, requests: Sequence[Request], cache: Scor
         progress(base, total)
     for start in range(0, len(todo), chunk):
         part = todo[start:start + chunk]
-        scored = scorer.score(part, _offset(progress, base + start, total))
+        scored = require_finite(part, scorer.score(part, _offset(progress, base + start, total)))
         cache.put_many((keys[r], s.token_ids, s.logprobs) for r, s in zip(part, scored))
         results.update(zip(part, scored))
     return [results[r] for r in requests]
+
+
+def require_finite(requests: Sequence[Request], scores: list[TokenScores]) -> list[TokenScores]:
+    """The scores, unless one is NaN or infinite: then InputError (and nothing of them is cached),
+    since a model that gives such scores is damaged and every number from it would be wrong."""
+    bad = [r for r, s in zip(requests, scores) if not np.isfinite(s.logprobs).all()]
+    if bad:
+        raise InputError(f"the model gave non-finite scores (NaN or infinity) for {len(bad)} of "
+                         f"{len(requests)} texts, e.g. {bad[0].text[:60]!r}; its weights may be damaged. "
+                         "Nothing of this was cached or counted.")
+    return scores
 
 
 def _offset(progress: Progress | None, offset: int, total: int) -> Progress | None:

@@ -1,22 +1,31 @@
 """The long results table (DESIGN.md section 5): published per-checkpoint summaries and own runs.
 
 One row per value: model, revision, step, suite, construction, filter, metric, value, source.
-It lives as one parquet file under the cache so the app and the CLI read the same table.
+It lives as one parquet file under the cache so the app and the CLI read the same table. Writers
+take a file lock and replace the file atomically, so two processes appending lose nothing. Every
+run also keeps its own rows (results.csv in its record) and every import is remembered, so a
+damaged table is moved aside and rebuilt from them.
 """
 from __future__ import annotations
 
+import fcntl
+import io
 import json
 import os
 import re
+import time
 import urllib.error
 import urllib.request
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from pfcore.errors import InputError
-from pfcore.paths import cache_subdir
+from pfcore.paths import JsonMemo, cache_subdir
 
 RESULT_COLUMNS = ("model", "revision", "step", "suite", "construction", "filter", "metric",
                   "value", "source")
@@ -32,9 +41,24 @@ OFFLINE_HINT = ("could not reach github.com: download the repository and run "
                 "`python -m pfcore results import PATH`")
 
 
+RUN_ROWS = "results.csv"  # a run's own rows of the table, kept in its record
+IMPORTS = "imports.json"  # the folders imported so far, to rebuild from
+
+
 def results_path() -> Path:
     """Where the results table is stored (cache/results/results.parquet)."""
     return cache_subdir("results") / "results.parquet"
+
+
+@contextmanager
+def _locked() -> Iterator[None]:
+    """Hold the results table's write lock (an flock on a file beside it) for a read-change-write."""
+    with open(results_path().with_name("results.lock"), "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def empty_results() -> pd.DataFrame:
@@ -77,11 +101,19 @@ def model_from_path(path: Path) -> str:
 
 
 def read_published_file(path: Path, source: str) -> pd.DataFrame:
-    """One published summary TSV as long result rows (every numeric column becomes a metric)."""
+    """One published summary TSV as long result rows (every numeric column becomes a metric).
+    A file cut off mid-line, or a row with too few or too many cells, is refused: a half-read
+    number would otherwise enter the table as if it were whole."""
     try:
-        wide = pd.read_csv(path, sep="\t")
-    except (OSError, ValueError) as exc:
-        raise InputError(f"{path}: not a readable TSV file ({exc})") from exc
+        raw = path.read_bytes()
+        wide = pd.read_csv(io.BytesIO(raw), sep="\t", on_bad_lines="error", dtype=str, keep_default_na=False)
+    except (OSError, ValueError, pd.errors.ParserError) as exc:
+        raise InputError(f"{path}: not a readable TSV file ({_first_line(exc)})") from exc
+    if raw and not raw.endswith(b"\n"):
+        raise InputError(f"{path}: the last line is cut off (no line end); the file may be truncated")
+    short = (wide.isna() | (wide.apply(lambda col: col.str.strip()) == "")).any(axis=1)
+    if short.any():
+        raise InputError(f"{path}: line {int(short.to_numpy().argmax()) + 2} has empty or missing cells")
     filter_cols = [col for col in FILTER_COLUMNS if col in wide.columns]
     missing = [col for col in KEY_COLUMNS if col not in wide.columns]
     if missing or len(filter_cols) != 1:
@@ -133,15 +165,65 @@ def read_published(root: Path) -> pd.DataFrame:
 
 
 def load_results() -> pd.DataFrame:
-    """The stored results table; an empty table when nothing has been imported or run yet."""
-    path = results_path()
-    if not path.exists():
-        return empty_results()
+    """The stored results table; an empty table when nothing has been imported or run yet. A
+    damaged table is moved aside (results.parquet.corrupt-<time>) and rebuilt, with a warning."""
     try:
-        return _typed(pd.read_parquet(path))
-    except (OSError, ValueError, KeyError) as exc:
-        raise InputError(f"{path}: the results table is unreadable ({exc}); delete it and run "
-                         "`python -m pfcore results import PATH` again") from exc
+        return _read_table()
+    except (OSError, ValueError, KeyError, TypeError):
+        with _locked():
+            return _read_or_rebuild()
+
+
+def _read_table() -> pd.DataFrame:
+    """The stored table as it is (empty when there is none); raises when it is unreadable."""
+    path = results_path()
+    return _typed(pd.read_parquet(path)) if path.exists() else empty_results()
+
+
+def _read_or_rebuild() -> pd.DataFrame:
+    """The stored table, rebuilt first when it is damaged (call with the lock held)."""
+    try:
+        return _read_table()
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return _rebuild(results_path(), exc)
+
+
+def _rebuild(path: Path, exc: Exception) -> pd.DataFrame:
+    """Move the damaged table aside and build it again from the run records and the imports."""
+    aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
+    path.replace(aside)
+    parts = [_run_rows(folder) for folder in sorted(cache_subdir("runs").glob(f"*/{RUN_ROWS}"))]
+    parts += [read_published(Path(root)) for root in _imports() if Path(root).is_dir()]
+    table = _typed(pd.concat([empty_results(), *parts], ignore_index=True))
+    table = table.drop_duplicates(subset=["source", "model", "revision", "suite", "construction",
+                                          "filter", "metric"], keep="last")
+    _save(table)
+    warnings.warn(f"the results table {path} was unreadable ({_first_line(exc)}); moved it to "
+                  f"{aside.name} and rebuilt it ({len(table):,} rows) from the run records and the "
+                  "imported folders", stacklevel=3)
+    return table
+
+
+def _run_rows(path: Path) -> pd.DataFrame:
+    """One run record's own rows of the table."""
+    return pd.read_csv(path, dtype={"revision": str}, keep_default_na=False, na_values={"step": [""], "value": [""]})
+
+
+def _imports() -> list[str]:
+    """The folders imported into the table so far."""
+    return list(JsonMemo(f"results/{IMPORTS}").read().get("roots", []))
+
+
+def _remember_import(root: Path) -> None:
+    """Add a folder to the imports the table is rebuilt from."""
+    memo = JsonMemo(f"results/{IMPORTS}")
+    roots = [r for r in _imports() if r != str(root.resolve())] + [str(root.resolve())]
+    memo.write({"roots": roots})
+
+
+def _first_line(exc: BaseException) -> str:
+    """The first line of an error's message."""
+    return (str(exc).splitlines() or [type(exc).__name__])[0]
 
 
 def _save(table: pd.DataFrame) -> None:
@@ -172,10 +254,11 @@ def append_results(rows: pd.DataFrame) -> pd.DataFrame:
         raise InputError("results rows need a non-empty source")
     if not np.isfinite(new["value"]).all():
         raise InputError("results rows hold values that are not finite numbers")
-    table = load_results()
-    kept = table[~table["source"].isin(set(new["source"]))]
-    combined = _typed(pd.concat([kept, new], ignore_index=True)) if len(kept) else new
-    _save(combined)
+    with _locked():
+        table = _read_or_rebuild()
+        kept = table[~table["source"].isin(set(new["source"]))]
+        combined = _typed(pd.concat([kept, new], ignore_index=True)) if len(kept) else new
+        _save(combined)
     return combined
 
 
@@ -183,6 +266,7 @@ def import_published(root: Path) -> pd.DataFrame:
     """Read every summary under root into the stored table (re-import replaces those sources)."""
     rows = read_published(root)
     append_results(rows)
+    _remember_import(Path(root))
     return rows
 
 

@@ -2,20 +2,14 @@
 terminal table of its headline numbers."""
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 
 from pfcore.items.schema import CONSTRUCTIONS, PUBLISHED_NAMES
+from pfcore.scoring.requests import finite
 from pfcore.store.runs import RunRecord
 from pfcore.suites.registry import get_suite
 
 PIVOTED = ("semantic", "syntax")  # accuracy suites printed as construction x filter, in percent
-
-
-def finite(value: float) -> float | None:
-    """A number for JSON: NaN and infinities become None (JSON has no NaN)."""
-    return value if math.isfinite(value) else None
 
 
 def summary_json(record: RunRecord) -> dict[str, object]:

@@ -15,6 +15,7 @@ from pfcore.errors import InputError
 from pfcore.items.schema import PUBLISHED_NAMES
 from pfcore.models.loading import resolve_source
 from pfcore.models.spec import ModelSpec
+from pfcore.paths import cache_subdir, make_folder
 from pfcore.scoring.factory import LazyScorer, ScorerSource, scorer_for
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import Progress
@@ -30,7 +31,7 @@ from pfcore.store.manifest import (
     now_iso,
     versions,
 )
-from pfcore.store.results import append_results, step_from_revision
+from pfcore.store.results import RUN_ROWS, append_results, step_from_revision
 from pfcore.store.runs import RunRecord, save_run
 from pfcore.suites.base import ModelHandle, RunConfig, ScoreContext, Suite
 from pfcore.suites.registry import get_suite
@@ -58,6 +59,7 @@ def run_suite(spec: ModelSpec, config: RunConfig, progress: Progress | None = No
     The model loads only if some request is not in the score cache."""
     started = time.monotonic()
     suite = get_suite(config.suite)
+    make_folder(Path(config.out), "the run record's folder (--out)") if config.out else cache_subdir("runs")
     method = suite.method(spec, config.scoring)
     items = suite.load(config)
     items_at = time.monotonic()
@@ -72,7 +74,9 @@ def run_suite(spec: ModelSpec, config: RunConfig, progress: Progress | None = No
     revision = spec.revision or "NONE"
     record = save_run(manifest, tables, Path(config.out) if config.out else None,
                       suite.published(tables["summary"], revision))
-    append_results(results_rows(record, suite.metric, label))
+    rows = results_rows(record, suite.metric, label)
+    rows.to_csv(record.path / RUN_ROWS, index=False)  # the table can be rebuilt from the records
+    append_results(rows)
     return record
 
 

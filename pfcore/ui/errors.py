@@ -1,4 +1,5 @@
-"""The page boundary: errors become one plain message, never a traceback."""
+"""The page boundary: errors become one plain message, never a traceback (as the CLI's boundary
+in pfcore.cli: pfcore's own errors are shown as they are, anything else as a bug to report)."""
 from __future__ import annotations
 
 import logging
