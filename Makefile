@@ -20,7 +20,7 @@ $(STAMP): requirements.txt
 	touch $(STAMP)
 
 app: $(STAMP)
-	$(PY) -m streamlit run app.py --server.address $(HOST) --server.port $(PORT) \
+	$(PY) -m pfcore.ui.serve --server.address $(HOST) --server.port $(PORT) \
 		--server.headless true --browser.gatherUsageStats false
 
 # Debian's chromium for the real-browser test; skipped quietly where apt-get is not ours to use.

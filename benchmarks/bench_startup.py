@@ -1,5 +1,6 @@
-"""App cold start: seconds from `streamlit run app.py` to the home page showing the default model
-"ready" in the sidebar, in headless Debian chromium, over several fresh server processes.
+"""App cold start: seconds from starting the server as `make app` does (`python -m pfcore.ui.serve`)
+to the home page showing the default model "ready" in the sidebar, in headless Debian chromium, over
+several fresh server processes.
 
 Run: .venv/bin/python benchmarks/bench_startup.py [--runs 3] [--json]
 The converted default model must already be in cache/models (any earlier load converts it)."""
@@ -51,7 +52,7 @@ def one_start(browser: object) -> dict[str, float]:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     started = time.monotonic()
     process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+        [sys.executable, "-m", "pfcore.ui.serve", "--server.headless", "true",
          "--server.address", "127.0.0.1", "--server.port", str(port),
          "--browser.gatherUsageStats", "false"],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

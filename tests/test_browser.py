@@ -83,7 +83,7 @@ def _serve(cache: Path, log: Path) -> Iterator[App]:
     started = time.monotonic()
     with open(log, "w") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+            [sys.executable, "-m", "pfcore.ui.serve", "--server.headless", "true",
              "--server.address", "127.0.0.1", "--server.port", str(port),
              "--browser.gatherUsageStats", "false"],
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, text=True)

@@ -1,0 +1,38 @@
+"""`python -m pfcore.ui.serve [streamlit options]`: serve the explorer (what `make app` runs).
+
+The server starts loading the default model in a background thread at once, so that the import of
+torch and transformers and the load overlap the browser connecting; the page's own loader then
+finds the model loaded (or waits for the load in progress) instead of starting it."""
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from pfcore.models import ModelSpec, load_model
+from pfcore.paths import REPO_ROOT
+
+APP = REPO_ROOT / "app.py"
+
+
+def warm_up() -> None:
+    """Load the default model into the process's model cache; a failure is left for the page,
+    which reports it in the sidebar."""
+    try:
+        load_model(ModelSpec())
+    except Exception:  # noqa: BLE001 - the page shows the same failure with its message
+        return
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Start the warm-up, then streamlit on app.py with the given streamlit options."""
+    threading.Thread(target=warm_up, name="pfcore-warm-up", daemon=True).start()
+    from streamlit.web import cli as streamlit_cli
+
+    sys.argv = ["streamlit", "run", str(Path(APP)), *(sys.argv[1:] if argv is None else argv)]
+    return int(streamlit_cli.main() or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
