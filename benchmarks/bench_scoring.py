@@ -1,7 +1,7 @@
 """Benchmark: pfcore's causal scorer against minicons (the paper's scorer) on the same semantic
 blocks, in one process, with pfcore's score cache off. Prints a table, then one JSON line.
 
-    python benchmarks/bench_scoring.py --blocks 20 [--model smollm2-135m]
+    python benchmarks/bench_scoring.py --blocks 20 [--model smollm2-135m-instruct-q4_1]
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import torch
 from minicons import scorer as mscorer
 
 from pfcore.items import CONSTRUCTIONS, default_items
-from pfcore.models import ModelSpec, load_model
+from pfcore.models import DEFAULT_MODEL, ModelSpec, load_model
 from pfcore.scoring.causal import CausalScorer
 from pfcore.scoring.requests import Request
 from pfcore.suites import semantic
@@ -26,7 +26,7 @@ def parse() -> argparse.Namespace:
     """Command-line options."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--blocks", type=int, default=20, help="blocks per construction (8 rows x 2 fills each)")
-    p.add_argument("--model", default="smollm2-135m")
+    p.add_argument("--model", default=DEFAULT_MODEL)
     p.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
     return p.parse_args()
 

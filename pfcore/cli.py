@@ -20,6 +20,7 @@ from pfcore.errors import InputError, PfcoreError
 # command -> (module exposing `register(subparsers)`, one-line help for the command list)
 COMMANDS: dict[str, tuple[str, str]] = {
     "score": ("pfcore.scoring.cli", "score a continuation given a prefix, or one sentence"),
+    "probe": ("pfcore.probe.cli", "the balanced verdict on one sentence with a construction"),
     "items": ("pfcore.items.cli", "generate or check item files (semantic, syntax, affinity)"),
     "run": ("pfcore.suites.cli", "run a test suite on a model"),
     "trajectory": ("pfcore.suites.cli", "run suites over a model's checkpoints"),

@@ -6,13 +6,22 @@ import sys
 import time
 from collections.abc import Callable
 
+from pfcore.errors import InputError
 from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
 
 
-def add_model_args(parser: argparse.ArgumentParser, kind: bool = True) -> None:
-    """--model, --revision, --dtype, --device, --kind, --trust-remote-code."""
-    parser.add_argument("--model", default=DEFAULT_MODEL,
-                        help=f"hub id, local folder or .gguf file (default: {DEFAULT_MODEL})")
+MAX_MODELS = 4  # models one command compares side by side
+
+
+def add_model_args(parser: argparse.ArgumentParser, kind: bool = True, several: bool = False) -> None:
+    """--model (repeatable when `several`), --revision, --dtype, --device, --kind, --trust-remote-code."""
+    if several:
+        parser.add_argument("--model", action="append", default=None,
+                            help=f"hub id, local folder or .gguf file; repeat for up to {MAX_MODELS} models "
+                                 f"side by side (default: {DEFAULT_MODEL})")
+    else:
+        parser.add_argument("--model", default=DEFAULT_MODEL,
+                            help=f"hub id, local folder or .gguf file (default: {DEFAULT_MODEL})")
     parser.add_argument("--revision", default=None, help="hub revision, e.g. step1000")
     parser.add_argument("--dtype", default="float32", choices=DTYPES)
     parser.add_argument("--device", default="cpu")
@@ -34,9 +43,19 @@ def positive_int(text: str) -> int:
 
 
 def spec_from_args(args: argparse.Namespace) -> ModelSpec:
-    """The ModelSpec the model arguments describe."""
-    return ModelSpec(name=args.model, revision=args.revision, dtype=args.dtype, device=args.device,
-                     kind=getattr(args, "kind", "causal"), trust_remote_code=args.trust_remote_code)
+    """The ModelSpec the model arguments describe (the first model, when several are given)."""
+    return specs_from_args(args)[0]
+
+
+def specs_from_args(args: argparse.Namespace) -> list[ModelSpec]:
+    """One ModelSpec per --model (the default model when none is given), at most MAX_MODELS."""
+    names = args.model if isinstance(args.model, list) else [args.model or DEFAULT_MODEL]
+    names = list(dict.fromkeys(names or [DEFAULT_MODEL]))
+    if len(names) > MAX_MODELS:
+        raise InputError(f"give at most {MAX_MODELS} models to compare ({len(names)} given)")
+    return [ModelSpec(name=name, revision=args.revision, dtype=args.dtype, device=args.device,
+                      kind=getattr(args, "kind", "causal"), trust_remote_code=args.trust_remote_code)
+            for name in names]
 
 
 def progress_bar(label: str, enabled: bool = True) -> Callable[[int, int], None]:

@@ -61,50 +61,53 @@ def test_eta_counts_only_fresh_work() -> None:
 
 # ----- Probe -----
 
-def test_probe_scores_the_frame_sentence(tiny_gpt2: Path, cache_dir: Path) -> None:
+def test_probe_gives_the_balanced_verdict_on_a_frame_sentence(tiny_gpt2: Path, cache_dir: Path) -> None:
     at = page("pages/1_Probe.py", tiny_gpt2).run()
     no_errors(at)
-    labels = [m.label for m in at.metric]
-    assert labels == ["Log-odds shift with 'let alone'", "Log-odds shift with 'or' (control)",
-                      "Effect of the construction"]
-    values = [float(m.value) for m in at.metric]
-    assert values[2] == pytest.approx(values[0] - values[1], abs=2e-3)
-    verdict = texts(at.success) + texts(at.warning)
-    assert any("'let alone'" in v and "'or'" in v for v in verdict)
+    decisions = at.dataframe[0].value
+    assert list(decisions["condition"]) == ["aligned1", "aligned2", "misaligned1", "misaligned2"]
+    assert list(decisions["effect"]) == pytest.approx(list(decisions["shift_construction"]
+                                                           - decisions["shift_control"]))
+    banner = texts(at.success) + texts(at.warning) + texts(at.info)
+    n_correct = int(decisions["correct"].sum())
+    verdict = "consistent" if n_correct == 4 else "against" if n_correct == 0 else "mixed"
+    assert any(f"**{verdict}**" in b and f"{n_correct} of 4 decisions" in b for b in banner)
+    assert any("One sentence is not a measurement" in c for c in texts(at.caption))
     assert len(at.get("plotly_chart")) == 3  # follow-ups, sentences alone, manipulations
     rises = at.dataframe[-1].value
     assert list(rises["manipulation"]) == ["NPI", "Pseudocleft", "CP Conjunction", "VP Conjunction",
                                            "VP Gap Conjunction"]
-    moved = at.dataframe[0].value
+    moved = at.dataframe[1].value
     assert len(moved) == 5 and {"token", "change_bits"} <= set(moved.columns)
     downloads = [b.proto.label for b in at.get("download_button")]
-    assert "Per-token surprisals (CSV)" in downloads and "Result (JSON)" in downloads
+    assert {"Decisions (CSV)", "Verdict (JSON)", "Per-token surprisals (CSV)"} <= set(downloads)
 
 
 def test_probe_switches_construction_in_one_click(tiny_gpt2: Path, cache_dir: Path) -> None:
     at = page("pages/1_Probe.py", tiny_gpt2).run()
     at.segmented_control(key=PROBE_KEY).set_value("much_less").run()
     no_errors(at)
-    assert at.metric[0].label == "Log-odds shift with 'much less'"
+    assert all("much less" in c for c in at.dataframe[0].value["context"])
     assert any("much less a huge one" in m for m in texts(at.markdown))
 
 
-def test_probe_free_sentence_needs_follow_ups(tiny_gpt2: Path, cache_dir: Path) -> None:
+def test_probe_free_sentence_with_one_pair_is_an_anecdote(tiny_gpt2: Path, cache_dir: Path) -> None:
     at = page("pages/1_Probe.py", tiny_gpt2).run()
     sentence = "He doesn't like shrimp, let alone squid."
     at.text_area(key="probe_text").input(sentence).run()
-    assert any("Type both follow-ups" in i for i in texts(at.info))
-    at.text_input(key=f"probe_ent_{sentence}").input("Squid is worse than shrimp.")
-    at.text_input(key=f"probe_con_{sentence}").input("Shrimp is worse than squid.").run()
+    assert any("Type a follow-up pair" in i for i in texts(at.info))
+    at.number_input(key=f"probe_npairs_{sentence}").set_value(1)
+    at.text_input(key=f"probe_ent_0_{sentence}").input("Squid is worse than shrimp.")
+    at.text_input(key=f"probe_con_0_{sentence}").input("Shrimp is worse than squid.").run()
     no_errors(at)
-    assert len(at.metric) == 3
+    assert len(at.dataframe[0].value) == 1
+    assert any("One comparison is an anecdote" in c and "reversed order" in c for c in texts(at.caption))
     assert any("paper's frame" in i for i in texts(at.info))  # no manipulations outside the frame
 
 
 @pytest.mark.parametrize("text, where, expected", [
     ("The weather is nice today.", "warning", "No Paired-Focus construction found"),
     ("", "info", "Type a sentence above"),
-    ("word " * 150 + "let alone more", "error", "shorten it to at most 500"),
 ])
 def test_probe_bad_input_gets_a_clear_message(text: str, where: str, expected: str,
                                               tiny_gpt2: Path, cache_dir: Path) -> None:
@@ -112,13 +115,22 @@ def test_probe_bad_input_gets_a_clear_message(text: str, where: str, expected: s
     at.text_area(key="probe_text").input(text).run()
     assert not at.exception
     assert any(expected in m for m in texts(getattr(at, where)))
-    assert not at.metric
+    assert not at.dataframe
+
+
+def test_probe_keeps_an_over_long_paste_and_says_why(tiny_gpt2: Path, cache_dir: Path) -> None:
+    pasted = "You couldn't lift a tiny rock, let alone a huge one. " * 50  # 2,650 characters
+    at = page("pages/1_Probe.py", tiny_gpt2).run()
+    at.text_area(key="probe_text").input(pasted).run()
+    assert not at.exception
+    assert any("2,650 characters" in e and "at most 500" in e for e in texts(at.error))
+    assert at.text_area(key="probe_text").value == pasted and not at.dataframe
 
 
 def test_probe_with_a_masked_model(tiny_bert: Path, cache_dir: Path) -> None:
     at = page("pages/1_Probe.py", tiny_bert, kind="masked").run()
     no_errors(at)
-    assert len(at.metric) == 3
+    assert len(at.dataframe[0].value) == 4
     assert any("pseudo-log-likelihood" in c for c in texts(at.caption))
 
 
@@ -266,8 +278,8 @@ def default_model_cache(cache_dir: Path) -> Path:
 def test_probe_with_the_default_model(default_model_cache: Path) -> None:
     at = AppTest.from_file(str(ROOT / "pages/1_Probe.py"), default_timeout=300).run()
     no_errors(at)
-    assert "smollm2-135m" in texts(at.sidebar.success)[0]
-    assert len(at.metric) == 3 and len(at.get("plotly_chart")) == 3
+    assert "smollm2-135m-instruct-q4_1" in texts(at.sidebar.success)[0]
+    assert len(at.dataframe[0].value) == 4 and len(at.get("plotly_chart")) == 3
 
 
 def test_run_page_with_a_masked_model_offers_global_affinity(tiny_bert: Path, cache_dir: Path) -> None:

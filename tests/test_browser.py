@@ -29,7 +29,8 @@ PROBE_SENTENCE = "We can't sing an ugly song, much less a beautiful one."
 STOP_AFTER = 150  # requests done before the tour presses Stop
 # What a user enters for the default model on the Models page: parameters counted from its
 # weights, pretraining tokens from its model card (SmolLM2: 2 trillion).
-DEFAULT_MODEL_SIZES = "hf_id,parameters,pretraining_tokens,model_type\nsmollm2-135m,134515008,2e12,CausalLM\n"
+DEFAULT_MODEL_SIZES = ("hf_id,parameters,pretraining_tokens,model_type\n"
+                       "smollm2-135m-instruct-q4_1,134515008,2e12,CausalLM\n")
 
 try:
     from playwright.sync_api import Browser, Page, expect, sync_playwright

@@ -55,5 +55,5 @@ def test_default_model_sum_matches_minicons(cache_dir: Path) -> None:
     loaded = load_model(ModelSpec())
     ref = mscorer.IncrementalLMScorer(loaded.model, tokenizer=loaded.tokenizer)
     expected = ref.conditional_score(PREFIX, CONT, reduction=lambda x: x.sum(0).item())[0]
-    assert out["model"] == "smollm2-135m"
+    assert out["model"] == "smollm2-135m-instruct-q4_1"
     assert out["sum_logprob"] == pytest.approx(expected, abs=1e-4)

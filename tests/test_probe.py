@@ -138,7 +138,7 @@ def test_switching_constructions_keeps_the_sentence_and_its_control() -> None:
 
 def test_score_probe_equals_direct_scores(scorer: CausalScorer) -> None:
     probe = analyze_sentence(ROCK)
-    result = score_probe(scorer, probe, *probe.proposed, top_k=3)
+    result = score_probe(scorer, probe, *probe.proposed, reduction="sum", top_k=3)
     control = probe.control
     e_c, c_c, e_o, c_o = scorer.conditional_logprobs([ROCK, ROCK, control, control],
                                                      [EASIER, HARDER, EASIER, HARDER])
@@ -151,7 +151,7 @@ def test_score_probe_equals_direct_scores(scorer: CausalScorer) -> None:
     mean = score_probe(scorer, probe, EASIER, HARDER, reduction="mean")
     direct = scorer.conditional_logprobs([ROCK, ROCK], [EASIER, HARDER], "mean")
     assert mean.shift_construction == pytest.approx(direct[0] - direct[1], abs=1e-6)
-    assert "nats per token" in mean.verdict
+    assert "bits per token" in mean.verdict
 
 
 def test_token_tables_mark_the_unscored_first_token(scorer: CausalScorer) -> None:
@@ -227,7 +227,7 @@ def test_score_manipulations_follow_the_syntactic_suite(scorer: CausalScorer) ->
 def test_masked_models_score_through_pll(tiny_bert: Path) -> None:
     pll = PllRequestScorer(load_model(ModelSpec(str(tiny_bert), kind="masked")), ScoringMethod.PLL_L2R)
     probe = analyze_sentence(ROCK)
-    result = score_probe(pll, probe, EASIER, HARDER)
+    result = score_probe(pll, probe, EASIER, HARDER, reduction="sum")
     direct = [s.reduce("sum") for s in pll.score([Request(ROCK, EASIER), Request(ROCK, HARDER)])]
     assert result.shift_construction == pytest.approx(direct[0] - direct[1], abs=1e-6)
     assert result.tokens.loc[result.tokens["sentence"] == "construction", "scored"].all()

@@ -4,14 +4,20 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Literal
 
-DEFAULT_MODEL = "smollm2-135m"
+# The embedded default: SmolLM2-135M-Instruct, quantized to 4 bits (Q4_1) in its GGUF file and
+# dequantized to float32 here; instruction tuning and quantization both set it apart from the
+# paper's base models, so it is named for what it is.
+DEFAULT_MODEL = "smollm2-135m-instruct-q4_1"
+DEFAULT_MODEL_TITLE = "SmolLM2-135M-Instruct (4-bit Q4_1 GGUF, dequantized to float32)"
+ALIASES = {"smollm2-135m": DEFAULT_MODEL}  # the short name earlier versions used
 Kind = Literal["causal", "masked"]
 DTYPES = ("float32", "bfloat16", "float16")
 
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """A model to load. `name` is `smollm2-135m`, a local folder or GGUF file, or a hub id."""
+    """A model to load. `name` is the embedded default (DEFAULT_MODEL, or its old alias), a local
+    folder or GGUF file, or a hub id."""
 
     name: str = DEFAULT_MODEL
     revision: str | None = None
@@ -19,6 +25,9 @@ class ModelSpec:
     device: str = "cpu"
     kind: Kind = "causal"
     trust_remote_code: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "name", ALIASES.get(self.name, self.name))
 
     def as_dict(self) -> dict[str, object]:
         """Plain dict for manifests and cache keys."""

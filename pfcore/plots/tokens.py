@@ -17,7 +17,7 @@ def token_bars_figure(tokens: pd.DataFrame, series: str, title: str | None = Non
     """Surprisal (bits) per token, one panel per value of `series` (a sentence or a fill); rows
     whose boolean column `highlight` is true are drawn in red. Unscored tokens have no bar."""
     names = list(dict.fromkeys(tokens[series]))
-    fig = make_subplots(rows=len(names), cols=1, subplot_titles=[str(n) for n in names],
+    fig = make_subplots(rows=len(names), cols=1, subplot_titles=[str(n) for n in names], shared_yaxes="all",
                         vertical_spacing=min(0.3, 0.5 / max(1, len(names))))
     for row, name in enumerate(names, start=1):
         part = tokens[tokens[series] == name]
@@ -27,20 +27,21 @@ def token_bars_figure(tokens: pd.DataFrame, series: str, title: str | None = Non
             y=part["surprisal_bits"], name=str(name), showlegend=False,
             marker_color=[HIGHLIGHT if m else BAR for m in marked],
             hovertemplate="%{x}<br>%{y:.2f} bits<extra></extra>"), row=row, col=1)
-        fig.update_yaxes(title_text="bits", row=row, col=1)
+        fig.update_yaxes(title_text="surprisal (bits)", row=row, col=1)
     fig.update_layout(title=title, height=ROW_HEIGHT * len(names) + 80, margin={"t": 70, "b": 30})
     return fig
 
 
 def rises_figure(rises: pd.DataFrame, connective: str, control: str) -> go.Figure:
-    """Surprisal rise of each manipulation over its base, with the construction and the control."""
+    """Surprisal rise (bits per token) of each manipulation over its base, with the construction
+    and with the control."""
     fig = go.Figure()
-    for column, name, color in (("rise_construction", connective, BAR), ("rise_and", control, CONTROL)):
+    for column, name, color in (("rise_construction_bits", connective, BAR), ("rise_and_bits", control, CONTROL)):
         fig.add_trace(go.Bar(x=rises["manipulation"], y=rises[column], name=f"with '{name}'",
                              marker_color=color,
-                             hovertemplate="%{x}<br>%{y:+.3f} nats per token<extra></extra>"))
+                             hovertemplate="%{x}<br>%{y:+.3f} bits per token<extra></extra>"))
     fig.add_hline(y=0, line_color="grey")
-    fig.update_layout(barmode="group", legend_title_text="Surprisal rise",
-                      yaxis={"title": {"text": "surprisal rise over the base (nats per token)"}},
+    fig.update_layout(barmode="group", legend={"title": {"text": "Surprisal rise"}, "orientation": "h", "y": -0.2},
+                      yaxis={"title": {"text": "surprisal rise over the base (bits per token)"}},
                       margin={"t": 30})
     return fig

@@ -11,7 +11,7 @@ from functools import lru_cache
 from pfcore.errors import InputError
 from pfcore.items.generate import generate_semantic, generate_syntax
 from pfcore.items.lexicon import Lexicon, Pronoun, load_lexicon
-from pfcore.items.schema import SYNTAX_CONTROL, SyntaxItem
+from pfcore.items.schema import SYNTAX_CONTROL, SemanticItem, SyntaxItem
 from pfcore.suites import semantic, syntax
 
 MAX_CHARS = 500
@@ -140,9 +140,10 @@ class Probe:
     focus2: str = ""
     control: str = ""
     frame: FrameFit | None = None
-    proposed: tuple[str, str] | None = None  # (entailed, contradicted) follow-ups
+    proposed: tuple[str, str] | None = None  # (entailed, contradicted) follow-ups in context order
     manipulations: tuple[Manipulation, ...] = ()
     syntax_items: tuple[SyntaxItem, ...] = field(default=(), repr=False, compare=False)
+    block: tuple[SemanticItem, ...] = field(default=(), repr=False, compare=False)  # the suite's 8 rows
 
     @property
     def fits_frame(self) -> bool:
@@ -166,7 +167,21 @@ class Probe:
                              f"{', '.join(self.choices.values())}")
         if name not in self.choices:
             raise InputError(f"unknown construction {name!r}; choose one of {', '.join(self.choices)}")
-        return analyze_sentence(self.sentence_with(self.choices[name]), self.lexicon)
+        switched = analyze_sentence(self.sentence_with(self.choices[name]), self.lexicon)
+        return switched if switched.construction == name else self._switched(name)
+
+    def _switched(self, name: str) -> Probe:
+        """This probe with another connective in the same place and the same foci (a stricter
+        look-alike rule may not read the new sentence alone, but the user chose the construction)."""
+        connective = self.choices[name]
+        start = self.span[0]
+        text = self.sentence_with(connective)
+        probe = replace(self, text=text, construction=name, connective=connective,
+                        span=(start, start + len(connective)), frame=None, proposed=None,
+                        manipulations=(), syntax_items=(), block=())
+        fitted = _fit_frame(text, name, self.lexicon)
+        probe = _with_frame(probe, *fitted) if fitted else probe
+        return replace(probe, message=_found_message(probe))
 
 
 
@@ -421,10 +436,12 @@ def _frame_pattern(lexicon: Lexicon, connective: str) -> re.Pattern[str]:
         r"one[.!]?", re.IGNORECASE)
 
 
-def _fit_frame(text: str, name: str, lexicon: Lexicon) -> tuple[FrameFit, Lexicon] | None:
-    """The frame fields and a one-base lexicon whose harder end is the second adjective, when the
-    sentence is PRONOUN MODAL VERB ADJ1 NOUN, CONNECTIVE ADJ2 one. with adjectives of opposite
-    ends of one frame's scale."""
+def _fit_frame(text: str, name: str, lexicon: Lexicon) -> tuple[FrameFit, Lexicon, Lexicon] | None:
+    """The frame fields and two one-base lexicons, when the sentence is PRONOUN MODAL VERB ADJ1
+    NOUN, CONNECTIVE ADJ2 one. with adjectives of opposite ends of one frame's scale: one in the
+    typed order (the second adjective as the harder end, for the manipulations of the sentence as
+    typed) and one in the lexicon's order (for the suite's block, which names the easier task by
+    the scale, not by the sentence)."""
     match = _frame_pattern(lexicon, lexicon.constructions[name]).fullmatch(text.replace("\u2019", "'"))
     if match is None:
         return None
@@ -439,28 +456,31 @@ def _fit_frame(text: str, name: str, lexicon: Lexicon) -> tuple[FrameFit, Lexico
             continue
         pronoun = _pronouns(lexicon)[words["pronoun"]]
         modal = next(m for m in lexicon.modals if m.negative == words["modal"])
-        one_base = replace(lexicon, frames=(replace(frame, harder=second, adjectives={
-            first: (words["adj1"],), second: (words["adj2"],)}),), modals=(modal,), pronouns=(pronoun,))
+        adjectives = {first: (words["adj1"],), second: (words["adj2"],)}
+        typed = replace(lexicon, frames=(replace(frame, harder=second, adjectives=adjectives),),
+                        modals=(modal,), pronouns=(pronoun,))
+        scale_order = replace(typed, frames=(replace(frame, adjectives=adjectives),))
         fit = FrameFit(frame.name, pronoun.word, modal.negative, frame.verb, frame.noun, frame.scale,
                        words["adj1"], words["adj2"], aligned=second == frame.harder)
-        return fit, one_base
+        return fit, typed, scale_order
     return None
 
 
-def _with_frame(probe: Probe, fit: FrameFit, one_base: Lexicon) -> Probe:
-    """The probe with the generators' follow-ups and manipulations for its one base. The base
-    names the first focus as the easier task, as the construction says, so the suite's aligned
-    context with its same-order follow-up applies: the construction favours the first fill."""
+def _with_frame(probe: Probe, fit: FrameFit, typed: Lexicon, scale_order: Lexicon) -> Probe:
+    """The probe with the suite's block for its base (8 rows, from the lexicon-ordered base), the
+    follow-ups for the sentence as typed (in its own order), and the manipulations of the
+    sentence as typed."""
     name = str(probe.construction)
-    item = next(i for i in generate_semantic(one_base, name)
-                if i.is_construction and (i.context_order, i.followup_order) == ("aligned", "same"))
-    items = tuple(generate_syntax(one_base, name))
+    block = tuple(generate_semantic(scale_order, name))
+    order = ("aligned", "same") if fit.aligned else ("misaligned", "reversed")  # follow-up in context order
+    item = next(i for i in block if i.is_construction and (i.context_order, i.followup_order) == order)
+    items = tuple(generate_syntax(typed, name))
     by = {(i.construction, i.manipulation): i.sentence for i in items}
     manipulations = tuple(
         Manipulation(m, "test" if m in syntax.TESTS else "control", by[(name, m)],
                      by[(SYNTAX_CONTROL, m)], by[(name, "base")], by[(SYNTAX_CONTROL, "base")])
         for m in syntax.TESTS + syntax.CONTROLS)
-    return replace(probe, frame=fit, manipulations=manipulations, syntax_items=items,
+    return replace(probe, frame=fit, manipulations=manipulations, syntax_items=items, block=block,
                    proposed=(semantic.filled(item, item.fills[0]), semantic.filled(item, item.fills[1])))
 
 

@@ -8,13 +8,13 @@ import pandas as pd
 
 from pfcore.errors import InputError
 from pfcore.probe.detect import FRAME_EXAMPLE, Probe, clean_text
-from pfcore.scoring.requests import Reduction, Request, RequestScorer, TokenScores
+from pfcore.scoring.requests import LN2, Reduction, Request, RequestScorer, TokenScores
 from pfcore.store.cache import ScoreCache, score_cached
 from pfcore.suites import syntax
 
 CONTEXTS = ("construction", "control")
 FOLLOWUPS = ("entailed", "contradicted")
-UNITS = {"sum": "nats", "mean": "nats per token"}
+UNITS = {"sum": "bits", "mean": "bits per token"}
 
 
 @dataclass(frozen=True, eq=False)
@@ -37,10 +37,11 @@ class ProbeResult:
 
 
 def score_probe(scorer: RequestScorer, probe: Probe, entailed: str, contradicted: str,
-                cache: ScoreCache | None = None, reduction: Reduction = "sum",
+                cache: ScoreCache | None = None, reduction: Reduction = "mean",
                 top_k: int = 5) -> ProbeResult:
     """Score both follow-ups after the construction and after "or" (and both sentences alone):
-    the log-odds shift of each, the construction's effect over "or", and per-token tables."""
+    the log-odds shift of each (nats; mean per token by default, as the paper's code), the
+    construction's effect over "or", and per-token tables (surprisal in bits)."""
     if probe.construction is None:
         raise InputError(probe.message)
     if reduction not in UNITS:
@@ -103,9 +104,10 @@ def _moved_most(tokens: pd.DataFrame, top_k: int) -> pd.DataFrame:
          "change_bits"]].reset_index(drop=True)
 
 
-def _verdict(probe: Probe, shift: dict[str, float], unit: str) -> str:
-    """The plain-language verdict: the effect, then both log-odds shifts."""
+def _verdict(probe: Probe, shift_nats: dict[str, float], unit: str) -> str:
+    """This one comparison in words (in bits): the effect, then both log-odds shifts."""
     cxn, ctl = probe.connective, probe.lexicon.semantic_control
+    shift = {k: v / LN2 for k, v in shift_nats.items()}
     effect = shift["construction"] - shift["control"]
     shifts = (f" (log-odds of entailed over contradicted: {shift['construction']:+.3g} after "
               f"'{cxn}', {shift['control']:+.3g} after '{ctl}').")

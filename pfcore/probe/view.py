@@ -4,6 +4,7 @@ from __future__ import annotations
 import pandas as pd
 
 from pfcore.probe.score import ProbeResult
+from pfcore.scoring.requests import LN2
 
 PART_NAMES = {"entailed": "entailed follow-up", "contradicted": "contradicted follow-up"}
 
@@ -31,6 +32,21 @@ def sentence_tokens(result: ProbeResult) -> pd.DataFrame:
     """Tokens of the sentence and its control, scored alone."""
     tokens = labelled_tokens(result)
     return tokens[tokens["part"] == "sentence"]
+
+
+def rises_in_bits(rises: pd.DataFrame) -> pd.DataFrame:
+    """The manipulations' table with the rises (nats per token) also in bits per token, first."""
+    bits = rises.assign(rise_construction_bits=rises["rise_construction"] / LN2, rise_and_bits=rises["rise_and"] / LN2)
+    first = ["manipulation", "kind", "rise_construction_bits", "rise_and_bits", "correct"]
+    return bits[first + [c for c in bits.columns if c not in first]]
+
+
+def with_base_rates(decisions: pd.DataFrame, rates: pd.DataFrame) -> pd.DataFrame:
+    """The decision table with the model's suite accuracy for each decision's condition beside it."""
+    if rates.empty:
+        return decisions
+    accuracy = rates.set_index("condition")["accuracy"]
+    return decisions.assign(suite_accuracy=decisions["condition"].map(accuracy))
 
 
 def result_summary(result: ProbeResult, model: str) -> dict[str, object]:

@@ -1,4 +1,5 @@
-"""Accuracy with a 95% Wilson interval, the one summary every suite reports.
+"""Accuracy with a 95% Wilson interval, the one summary every suite reports; where decisions are
+linked (several per semantic block or syntactic base), with the effective number of decisions.
 
 The interval is statsmodels' `proportion_confint(method="wilson")`, written out (a test checks
 they agree): importing statsmodels pulls in scipy.stats, about 1.5 s, which is most of what a
@@ -23,8 +24,9 @@ class Accuracy:
     n: int
 
 
-def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval of k successes in n trials (n > 0)."""
+def wilson(k: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of k successes in n trials (n > 0; both may be effective, fractional
+    counts)."""
     p = k / n
     denom = 1 + z * z / n
     center = (p + z * z / (2 * n)) / denom
@@ -32,15 +34,36 @@ def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
     return center - half, center + half
 
 
-def accuracy(correct: np.ndarray | list[bool]) -> Accuracy:
-    """Accuracy of boolean decisions; NaN with n=0 when there are none."""
+def accuracy(correct: np.ndarray | list[bool], clusters: np.ndarray | list[str] | None = None) -> Accuracy:
+    """Accuracy of boolean decisions; NaN with n=0 when there are none. Decisions that share a
+    cluster (the four of one semantic block, the three tests of one syntactic base) are not
+    independent: the Wilson interval is then computed with the effective number of decisions
+    (n over the design effect), so pooled filters get honestly wider intervals."""
     arr = np.asarray(correct, dtype=bool)
     n = int(arr.size)
     if n == 0:
         return Accuracy(float("nan"), float("nan"), float("nan"), 0)
     k = int(arr.sum())
-    low, high = wilson(k, n)
-    return Accuracy(k / n, low, high, n)
+    n_eff = n if clusters is None else effective_n(arr, np.asarray(clusters))
+    low, high = wilson(k * n_eff / n, n_eff)
+    low, high = (0.0 if k == 0 else max(0.0, low)), (1.0 if k == n else min(1.0, high))  # exact ends
+    return Accuracy(k / n, float(low), float(high), n)
+
+
+def effective_n(correct: np.ndarray, clusters: np.ndarray) -> float:
+    """n divided by the design effect (Kish): the cluster-robust variance of the proportion over
+    the variance independent decisions would have, never below 1 (a conservative choice)."""
+    n = correct.size
+    _, index = np.unique(clusters, return_inverse=True)
+    size = np.bincount(index)
+    if size.size < 2 or size.max() == 1:
+        return float(n)
+    hits = np.bincount(index, weights=correct.astype(float))
+    p = hits.sum() / n
+    if p in (0.0, 1.0):
+        return float(n)
+    robust = size.size / (size.size - 1) * float(np.sum((hits - p * size) ** 2)) / n ** 2
+    return n / max(1.0, robust / (p * (1 - p) / n))
 
 
 def mean_interval(values: np.ndarray | list[float], z: float = Z95) -> tuple[float, float, float]:

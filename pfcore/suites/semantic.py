@@ -99,7 +99,7 @@ def summarize(dec: pd.DataFrame) -> pd.DataFrame:
     out = []
     for construction, part in dec.groupby("construction", sort=False):
         for name, mask in filter_masks(part).items():
-            acc = accuracy(part.loc[mask, "correct"].to_numpy())
+            acc = accuracy(part.loc[mask, "correct"].to_numpy(), part.loc[mask, "block_id"].to_numpy())
             out.append({"construction": construction, "filter": name, "accuracy": acc.value,
                         "ci_low": acc.low, "ci_high": acc.high, "n": acc.n})
     return pd.DataFrame(out)

@@ -71,7 +71,7 @@ def summarize(dec: pd.DataFrame) -> pd.DataFrame:
             out.append(_row(construction, test, acc.value, acc, sel))
         for name, members in AVERAGES.items():
             sel = part[part["manipulation"].isin(members)]
-            pooled = accuracy(sel["correct"].to_numpy())
+            pooled = accuracy(sel["correct"].to_numpy(), sel["base_id"].to_numpy())
             out.append(_row(construction, name, float(np.mean([by_test[m] for m in members])), pooled, sel))
     return pd.DataFrame(out)
 

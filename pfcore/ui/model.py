@@ -9,7 +9,7 @@ import streamlit as st
 
 from pfcore.errors import ModelLoadError, PfcoreError
 from pfcore.models import DEFAULT_MODEL, LoadedModel, ModelSpec, load_model
-from pfcore.models.spec import DTYPES
+from pfcore.models.spec import DEFAULT_MODEL_TITLE, DTYPES
 from pfcore.scoring.factory import make_scorer
 from pfcore.scoring.fake import FAKE_MODEL, FakeScorer, fake_enabled
 from pfcore.scoring.methods import ScoringMethod
@@ -17,8 +17,9 @@ from pfcore.scoring.requests import RequestScorer
 from pfcore.ui.errors import message_for
 
 KINDS = ("causal", "masked")
-NAME_HELP = (f"`{DEFAULT_MODEL}` is the embedded default (SmolLM2-135M, no download). Or a Hugging "
-             "Face id such as `EleutherAI/pythia-160m`, a local model folder, or a .gguf file.")
+NAME_HELP = (f"`{DEFAULT_MODEL}` is the embedded default, {DEFAULT_MODEL_TITLE}: no download; instruction "
+             "tuning and 4-bit quantization set it apart from the paper's base models. Or a Hugging Face id "
+             "such as `EleutherAI/pythia-160m`, a local model folder, or a .gguf file.")
 
 
 @dataclass(frozen=True)
