@@ -3,7 +3,15 @@ import streamlit as st
 
 from pfcore.items.schema import CONSTRUCTIONS
 from pfcore.plots.tokens import token_bars_figure
-from pfcore.suites.blocks import ItemFilter, filter_items, group_labels, score_group
+from pfcore.suites.blocks import (
+    PICKER_LIMIT,
+    ItemFilter,
+    filter_items,
+    group_count,
+    group_labels,
+    group_of_row,
+    score_group,
+)
 from pfcore.ui.downloads import chart, download_csv
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.items_view import item_frame
@@ -20,6 +28,7 @@ Conjunction as controls), with the construction and with *and*. Filter, then pic
 it with the model in the sidebar."""
 
 choice = start_page("Items", INTRO)
+state = st.session_state
 with shown_errors():
     kind = st.segmented_control("Suite", list(SUITES), format_func=SUITES.get, default="semantic",
                                 required=True, key="items_kind")
@@ -40,14 +49,23 @@ with shown_errors():
         st.info("No item matches these filters: clear the search or a filter.")
         st.stop()
     st.caption(f"{len(rows):,} of {len(items):,} {kind} items match"
-               + (f"; the first {SHOWN_ROWS:,} are shown, the download has all." if len(rows) > SHOWN_ROWS else "."))
-    st.dataframe(rows.head(SHOWN_ROWS), hide_index=True, height=300)
+               + (f"; the first {SHOWN_ROWS:,} are shown, the download has all" if len(rows) > SHOWN_ROWS else "")
+               + ". Click a row to score its block.")
+    shown = rows.head(SHOWN_ROWS)
+    table = st.dataframe(shown, hide_index=True, height=300, on_select="rerun", selection_mode="single-row",
+                         key=f"items_table_{kind}")
     download_csv(rows, f"{kind}_items.csv", "Download these items (CSV)")
 
     st.subheader("One block, scored" if kind == "semantic" else "One base sentence, scored")
-    labels = group_labels(rows, kind)
+    clicked = group_of_row(shown, kind, table.selection.rows[0]) if table.selection.rows else None
+    labels = group_labels(rows, kind, keep=clicked)
+    if clicked is not None:
+        state[f"items_group_{kind}"] = clicked
     group_id = st.selectbox("Block" if kind == "semantic" else "Base sentence", list(labels),
                             format_func=labels.get, key=f"items_group_{kind}")
+    if group_count(rows, kind) > PICKER_LIMIT:
+        st.caption(f"The first {PICKER_LIMIT:,} of {group_count(rows, kind):,} blocks are listed; filter the items "
+                   "or click a row above to open any other.")
     if choice is None:
         st.info("Load a model in the sidebar to score this block.")
         st.stop()
@@ -55,7 +73,7 @@ with shown_errors():
     with st.spinner(f"Scoring with {choice.spec.label}..."):
         scored = score_group(scorer, kind, group_id)
     st.caption(f"Scored by {choice.spec.label}: {scorer.method.label}; sentence scores are the mean "
-               "log-probability per token (nats), as in the paper's code; token surprisals are in bits.")
+               "log-probability per token, as in the paper's code; every value here is in bits.")
     if kind == "semantic":
         st.markdown("**Rows**: log-odds = log P(*easier*) − log P(*harder*) of the follow-up given "
                     "the context.")
@@ -70,7 +88,7 @@ with shown_errors():
         chart(token_bars_figure(tokens, "fill", title=f"{row}: follow-up with each fill"),
               "item_tokens.html", key="items_tokens_chart")
     else:
-        st.markdown("**Sentences**: surprisal = − mean log-probability per token (nats).")
+        st.markdown("**Sentences**: surprisal = − mean log-probability per token (bits).")
         st.dataframe(scored.rows, hide_index=True)
         st.markdown("**Decisions**: correct when the manipulation raises surprisal more with the "
                     "construction than with *and*.")

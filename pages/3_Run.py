@@ -6,12 +6,12 @@ from pfcore.plots.accuracy import accuracy_bars_figure
 from pfcore.store.runs import list_runs, load_run
 from pfcore.suites.registry import PAIRED_FOCUS, get_suite, suites_for
 from pfcore.suites.report import headline_filters, run_label, shown_summary, summary_json
-from pfcore.suites.runner import PlanState, plan_configs, plan_size, run_plan
+from pfcore.suites.runner import PlanState, estimate_plan, plan_configs, run_plan
 from pfcore.ui.downloads import chart, download_csv, download_json
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.model import scorer
 from pfcore.ui.page import start_page
-from pfcore.ui.progress import UI_CHUNK, format_seconds, progress_callback
+from pfcore.ui.progress import UI_CHUNK, format_seconds, plan_caption, progress_callback
 
 INTRO = """Score whole suites with the model in the sidebar and get accuracy with 95% intervals per
 construction and filter, as in the paper's tables. Every score is saved to the score cache as it is
@@ -33,9 +33,10 @@ with shown_errors():
     blocks = c3.number_input("Blocks per construction", min_value=0, value=5, step=5, key="run_blocks",
                              help="semantic blocks of 8, or syntactic base sentences; 0 = all of them")
     configs = plan_configs(suites, constructions, int(blocks), UI_CHUNK)
-    n_items, n_requests = plan_size(configs)
-    st.caption(f"{n_items:,} items, {n_requests:,} scoring requests: identical requests are scored "
-               "once, and those already in the score cache are read back, not scored.")
+    runs = list_runs()
+    if choice is not None:
+        estimate = estimate_plan(choice.spec, configs, runs)
+        st.caption(plan_caption(estimate))
     b1, b2, b3, _ = st.columns([1, 1, 1, 4])
     start = b1.button("Run", type="primary", disabled=choice is None, key="run_start")
     stop = b2.button("Stop", key="run_stop")
@@ -69,7 +70,7 @@ with shown_errors():
 
 with shown_errors():
     st.subheader("Results")
-    runs = list_runs()
+    runs = list_runs()  # again: a run may have finished above
     if not runs:
         st.info("No runs yet: choose suites and constructions above and press **Run**. Runs made "
                 "with `python -m pfcore run` appear here too.")

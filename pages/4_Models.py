@@ -1,9 +1,17 @@
 """Models: the paper's reference tables beside your own runs; accuracy against model size."""
 import streamlit as st
 
-from pfcore.analysis.model_tables import OWN_SUFFIX, figure_data, figure_models, side_by_side, sizes_to_edit
-from pfcore.analysis.models import accuracy_parameter_rho
+from pfcore.analysis.model_tables import (
+    OWN_SUFFIX,
+    TABLE_NOTES,
+    figure_data,
+    figure_models,
+    side_by_side,
+    sizes_to_edit,
+)
+from pfcore.analysis.models import PAPER_RHO, accuracy_data, accuracy_parameter_rho
 from pfcore.analysis.reference import TABLES
+from pfcore.models.spec import DEFAULT_MODEL_TITLE
 from pfcore.plots.accuracy import accuracy_vs_parameters_figure, mark_own_runs
 from pfcore.store.model_sizes import save_extra_models
 from pfcore.store.results import load_results
@@ -27,8 +35,12 @@ with shown_errors():
     if table != "Table 9" and not (shown["origin"] == "your run").any():
         st.info("None of your runs fits this table yet: run the matching suite on the **Run** page "
                 "(semantic for Tables 5-6, syntactic for 7, Global Affinity for 8).")
+    if table in TABLE_NOTES and (shown["origin"] == "your run").any():
+        st.info(TABLE_NOTES[table])
     st.dataframe(shown, hide_index=True, height=420)
     download_csv(shown, f"{table.replace(' ', '_').lower()}_with_runs.csv", "Download this table (CSV)")
+    st.caption(f"The embedded default model is {DEFAULT_MODEL_TITLE}: instruction tuning and 4-bit quantization "
+               "both set it apart from the paper's base models, so its rows are not a reproduction of any of them.")
 
 with shown_errors():
     st.subheader("Accuracy against parameters (Figure 1)")
@@ -39,12 +51,17 @@ with shown_errors():
     if fig_data.left_out:
         st.warning(f"Not placed for lack of a parameter and token count: {', '.join(fig_data.left_out)}. "
                    "Give them below.")
+    if fig_data.partial:
+        st.warning(f"Not placed because not all four constructions were run: {', '.join(fig_data.partial)}. "
+                   "Figure 1 and Spearman's ρ average the four; run the semantic suite with all four.")
     models = figure_models(fig_data.data)
     rho = accuracy_parameter_rho(fig_data.data)
     chart(mark_own_runs(accuracy_vs_parameters_figure(models), OWN_SUFFIX), "accuracy_vs_parameters.html",
           key="models_figure")
+    paper_rho = accuracy_parameter_rho(accuracy_data("paper"))
     st.markdown(f"Spearman's ρ between average accuracy and parameter count: **{rho.rho:.3f}** "
-                f"(p = {rho.p:.2g}, n = {rho.n} models; the paper reports 0.67).")
+                f"(p = {rho.p:.2g}, n = {rho.n} models). The paper reports {PAPER_RHO} for its 36 models; computed "
+                f"from its own Tables 6 and 9 it is {paper_rho.rho:.3f} here, a difference the tables do not explain.")
     download_csv(models, "accuracy_vs_parameters.csv", "Download the plotted values (CSV)")
 
 render_mixed_effects()
@@ -60,6 +77,11 @@ with shown_errors():
     if "models_saved" in st.session_state:
         st.success(st.session_state.pop("models_saved"))
     edited = st.data_editor(sizes_to_edit(results), num_rows="dynamic", hide_index=True, key="models_sizes")
+    if "models_refused" in st.session_state:
+        st.warning("Not saved: " + "; ".join(st.session_state.pop("models_refused")))
     if st.button("Save sizes", key="models_save"):
-        st.session_state["models_saved"] = f"Saved {save_extra_models(edited)} complete row(s)."
+        kept, refused = save_extra_models(edited)
+        st.session_state["models_saved"] = f"Saved {kept} complete row(s)."
+        if refused:
+            st.session_state["models_refused"] = refused
         st.rerun()

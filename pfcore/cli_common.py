@@ -9,7 +9,6 @@ from collections.abc import Callable
 from pfcore.errors import InputError
 from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
 
-
 MAX_MODELS = 4  # models one command compares side by side
 
 

@@ -154,6 +154,19 @@ def test_items_browse_filter_and_score_a_block(tiny_gpt2: Path, cache_dir: Path)
     assert len(at.get("plotly_chart")) == 1
 
 
+def test_items_a_clicked_row_opens_its_block_and_the_cap_is_said(tiny_gpt2: Path, cache_dir: Path) -> None:
+    at = page("pages/2_Items.py", tiny_gpt2).run()
+    assert any("The first 500 of 6,660 blocks are listed" in c for c in texts(at.caption))
+    table = at.dataframe[0].value
+    at.session_state["items_table_semantic"] = {"selection": {"rows": [1999], "columns": [], "cells": []}}
+    at.run()
+    no_errors(at)
+    assert at.selectbox(key="items_group_semantic").value == table.iloc[1999]["block_id"]
+    rows = at.dataframe[1].value
+    assert list(rows.columns[:2]) == ["row", "logodds_bits"]  # the numbers people compare come first
+    assert table.iloc[1999]["context"] in set(rows["context"])
+
+
 def test_items_syntax_base_and_empty_state(tiny_gpt2: Path, cache_dir: Path) -> None:
     at = page("pages/2_Items.py", tiny_gpt2).run()
     at.segmented_control(key="items_kind").set_value("syntax").run()
@@ -197,6 +210,26 @@ def test_run_page_runs_and_shows_results(tiny_gpt2: Path, cache_dir: Path) -> No
     at.selectbox(key="run_pick").set_value(str(list_runs()[1].path)).run()
     assert set(at.dataframe[0].value["filter"]) == {"all", "aligned", "misaligned", "aligned1",
                                                     "aligned2", "misaligned1", "misaligned2"}
+
+
+def test_a_second_run_is_the_one_shown_and_runs_are_named(tiny_gpt2: Path, cache_dir: Path) -> None:
+    at = page("pages/3_Run.py", tiny_gpt2).run()
+    at.multiselect(key="run_suites").set_value(["semantic"])
+    at.multiselect(key="run_constructions").set_value(["let_alone"])
+    at.number_input(key="run_blocks").set_value(1).run()
+    assert any("No earlier run of this model measured its speed" in c for c in texts(at.caption))
+    at.button(key="run_start").click().run()
+    first = list_runs()[0]
+    at.multiselect(key="run_constructions").set_value(["never_mind"]).run()
+    assert any("already in the score cache" in c for c in texts(at.caption))
+    at.button(key="run_start").click().run()
+    no_errors(at)
+    second = list_runs()[0]
+    assert second.path != first.path
+    assert at.selectbox(key="run_pick").value == str(second.path)
+    assert set(at.dataframe[0].value["construction"]) == {"nevermind"}
+    label = at.selectbox(key="run_pick").format_func(str(second.path))
+    assert "semantic (never mind)" in label and "8 items" in label
 
 
 def test_run_stop_and_resume_keep_the_work(tiny_gpt2: Path, cache_dir: Path) -> None:
@@ -304,3 +337,12 @@ def test_unexpected_errors_become_one_message(tmp_path: Path) -> None:
     assert texts(at.error) == ["Unexpected error (KeyError: 'settings'); please report it with the steps "
                                "that led here."]
     assert texts(at.markdown) == ["after"]
+
+
+def test_models_page_leaves_out_a_run_of_some_constructions(tiny_gpt2: Path, cache_dir: Path) -> None:
+    run_suite(ModelSpec(name=str(tiny_gpt2)), RunConfig(suite="semantic", constructions=("let_alone",),
+                                                        limit_blocks=1))
+    at = page("pages/4_Models.py", tiny_gpt2).run()
+    no_errors(at)
+    assert any("not all four constructions were run" in w and str(tiny_gpt2) in w for w in texts(at.warning))
+    assert any("n = 36 models" in m for m in texts(at.markdown))  # kept out of rho

@@ -69,7 +69,8 @@ def test_free_form_pairs_are_one_decision_each(tiny_gpt2: Path) -> None:
                                          ["He doesn't like squid either.", "He likes squid."] * 2, "mean")
     assert one.decisions[0].effect == pytest.approx((direct[0] - direct[1]) - (direct[2] - direct[3]), abs=1e-9)
     two = probe_sentence(scorer, probe, [("He doesn't like squid either.", "He likes squid."),
-                                         ("Squid is worse than shrimp for him.", "Squid is better than shrimp for him.")])
+                                         ("Squid is worse than shrimp for him.",
+                                          "Squid is better than shrimp for him.")])
     assert len(two.decisions) == 2 and not two.anecdote
     assert two.verdict == {2: CONSISTENT, 0: AGAINST, 1: MIXED}[two.n_correct]
 

@@ -261,3 +261,10 @@ def test_a_run_after_corrupting_the_results_table_succeeds_and_keeps_every_row(
     pd.testing.assert_frame_equal(kept.sort_values(key).reset_index(drop=True),
                                   before.sort_values(key).reset_index(drop=True), check_dtype=False)
     assert len(added) > 0
+
+
+def test_two_runs_in_the_same_second_keep_both_records(tiny_gpt2: Path, cache_dir: Path) -> None:
+    """Run ids were stamped to the second: a second run in the same second overwrote the first."""
+    config = RunConfig(constructions=("let_alone",), limit_blocks=1)
+    first, second = (run_suite(ModelSpec(str(tiny_gpt2)), config) for _ in range(2))
+    assert first.path != second.path and first.path.is_dir() and second.path.is_dir()

@@ -17,6 +17,7 @@ from pfcore.analysis.models import (
     per_model_average,
 )
 from pfcore.analysis.reference import load_reference
+from pfcore.items.lexicon import load_lexicon
 from pfcore.items.schema import PF_CONSTRUCTIONS, PUBLISHED_NAMES
 from pfcore.store.model_sizes import extra_models_path, read_extra_models
 from pfcore.store.runs import RunRecord
@@ -26,6 +27,10 @@ TABLE_RUNS = {"Table 5": ("semantic", "aligned", 100.0), "Table 6": ("semantic",
               "Table 7": ("syntax", "Avg_Test", 100.0), "Table 8": ("affinity", "all", 1.0)}
 PLL = ("pll-original", "pll-l2r")
 OWN_SUFFIX = " (your run)"
+PAPER_AFFINITY_WORDS = dict(load_lexicon().paper.affinity_words)  # the words Table 8 averages, where not all
+TABLE_NOTES = {"Table 8": "Your runs' Global Affinity is averaged over the fixed words the paper averaged (for "
+                          "not to mention: 'not' and 'mention', as the authors' code scores them) and over "
+                          "sentences, with a normal interval over per-sentence means; the paper's ± is its own."}
 
 
 def _own_rows(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
@@ -37,13 +42,32 @@ def _own_rows(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
         m = record.manifest
         if m.suite != suite or (suite == "semantic" and (m.scoring in PLL) != (table == "Table 5")):
             continue
-        part = record.summary[record.summary["filter"] == filt]
-        label = m.model.label
-        for row in part.itertuples():
-            rows.append({"model": label, "construction": PUBLISHED_NAMES.get(row.construction, row.construction),
-                         "value": round(scale * float(row.accuracy), 1 if scale > 1 else 3), "n": int(row.n),
+        values = _affinity_on_paper_words(record) if suite == "affinity" else _headline(record, filt)
+        for construction, (value, n) in values.items():
+            rows.append({"model": m.model.label, "construction": PUBLISHED_NAMES.get(construction, construction),
+                         "value": round(scale * value, 1 if scale > 1 else 3), "n": n,
                          "source": f"{RUN_SOURCE_PREFIX}{m.run_id}"})
     return pd.DataFrame(rows, columns=["model", "construction", "value", "n", "source"])
+
+
+def _headline(record: RunRecord, filt: str) -> dict[str, tuple[float, int]]:
+    """Each construction's value at one filter of a run's summary, with its count."""
+    part = record.summary[record.summary["filter"] == filt]
+    return {str(r.construction): (float(r.accuracy), int(r.n)) for r in part.itertuples()}
+
+
+def _affinity_on_paper_words(record: RunRecord) -> dict[str, tuple[float, int]]:
+    """Each construction's Global Affinity averaged over the fixed words the paper averaged (for
+    not to mention, "not" and "mention" only), from the run's per-word rows, so the value is
+    comparable with Table 8."""
+    rows = record.tables["rows"]
+    out = {}
+    for construction, part in rows.groupby("construction", sort=False):
+        words = PAPER_AFFINITY_WORDS.get(str(construction))
+        kept = part[part["word"].isin(words)] if words else part
+        per_item = kept.groupby("item_id")["affinity"].mean()
+        out[str(construction)] = (float(per_item.mean()), len(per_item))
+    return out
 
 
 def side_by_side(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
@@ -84,26 +108,38 @@ def sizes_to_edit(results: pd.DataFrame) -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class FigureData:
-    """Figure 1's rows (model x construction), and the own-run models left out for lack of sizes."""
+    """Figure 1's rows (model x construction), the own-run models left out for lack of sizes, and
+    those left out because not all four constructions were run (Figure 1 averages the four)."""
 
     data: pd.DataFrame
     left_out: tuple[str, ...]
+    partial: tuple[str, ...] = ()
+
+
+def partial_runs(results: pd.DataFrame) -> tuple[str, ...]:
+    """Own-run models whose final semantic runs do not cover all four constructions."""
+    own = results[results["source"].str.startswith(RUN_SOURCE_PREFIX) & (results["suite"] == "semantic")
+                  & results["step"].isna()]
+    covered = own.groupby("model")["construction"].agg(lambda c: set(PF_CONSTRUCTIONS) <= set(c))
+    return tuple(sorted(covered.index[~covered]))
 
 
 def figure_data(results: pd.DataFrame, include_runs: bool) -> FigureData:
-    """The paper's Table 6 rows, plus own runs whose model has sizes (Table 9 or the user's)."""
+    """The paper's Table 6 rows, plus own runs that cover all four constructions and whose model
+    has sizes (Table 9 or the user's)."""
     if not include_runs or not run_models(results):
         return FigureData(accuracy_data("paper"), ())
+    partial = partial_runs(results)
     extra = extra_models_path() if extra_models_path().is_file() else None
     known = set(model_info(extra)["hf_id"])
-    left_out = tuple(m for m in run_models(results) if m not in known)
-    usable = results[~results["model"].isin(left_out)]
+    left_out = tuple(m for m in run_models(results) if m not in known and m not in partial)
+    usable = results[~results["model"].isin(left_out + partial)]
     if not set(run_models(usable)):
-        return FigureData(accuracy_data("paper"), left_out)
+        return FigureData(accuracy_data("paper"), left_out, partial)
     data = accuracy_data("both", usable, extra)
     own = data["origin"] == "run"
     data.loc[own, "model"] = data.loc[own, "model"] + OWN_SUFFIX
-    return FigureData(data, left_out)
+    return FigureData(data, left_out, partial)
 
 
 def figure_models(data: pd.DataFrame) -> pd.DataFrame:

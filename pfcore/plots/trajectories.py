@@ -18,11 +18,13 @@ CHANCE = 0.5
 EWOK_CHANCE = 0.25  # EWoK's chance level (the paper's Figure 2 caption); 0.5 for the rest
 
 
-def _step_axis(fig: go.Figure, log_x: bool) -> None:
-    """Training step on x (log scale by default), accuracy on y."""
-    fig.update_xaxes(title_text="Training step" + (" (log scale)" if log_x else ""),
-                     type="log" if log_x else "linear")
-    fig.update_yaxes(title_text="Accuracy")
+def _step_axis(fig: go.Figure, log_x: bool, grid_rows: int | None = None) -> None:
+    """Training step on x (log scale by default), accuracy on y; in a grid of `grid_rows` rows of
+    panels the titles go only on the bottom row and the left column, so they never overlap."""
+    fig.update_xaxes(type="log" if log_x else "linear")
+    x_at = {} if grid_rows is None else {"row": grid_rows}
+    fig.update_xaxes(title_text="Training step" + (" (log scale)" if log_x else ""), **x_at)
+    fig.update_yaxes(title_text="Accuracy", **({} if grid_rows is None else {"col": 1}))
 
 
 def trajectory_figure(curves: pd.DataFrame, title: str | None = None, log_x: bool = True,
@@ -73,7 +75,7 @@ def construction_panels_figure(curves: pd.DataFrame, log_x: bool = True,
         if chance is not None:
             fig.add_hline(y=chance, line_dash="dash", line_color="grey", row=row + 1,
                           col=col + 1)
-    _step_axis(fig, log_x)
+    _step_axis(fig, log_x, rows)
     fig.update_layout(legend_title_text="Filter")
     return fig
 

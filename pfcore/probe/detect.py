@@ -171,7 +171,7 @@ class Probe:
         return switched if switched.construction == name else self._switched(name)
 
     def _switched(self, name: str) -> Probe:
-        """This probe with another connective in the same place and the same foci (a stricter
+        """The probe with another connective in the same place and the same foci (a stricter
         look-alike rule may not read the new sentence alone, but the user chose the construction)."""
         connective = self.choices[name]
         start = self.span[0]

@@ -11,6 +11,7 @@ import sqlite3
 import time
 import warnings
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -136,6 +137,15 @@ class ScoreCache:
             self.conn.executemany(f"INSERT OR IGNORE INTO {TABLE} VALUES (?, ?, ?, ?, ?)", good)
         return self.count() - before
 
+    def present(self, keys: Sequence[str]) -> set[str]:
+        """Which of the keys have a stored row (for estimates; values are not read or checked)."""
+        found: set[str] = set()
+        for start in range(0, len(keys), 900):
+            chunk = keys[start:start + 900]
+            marks = ",".join("?" * len(chunk))
+            found.update(k for (k,) in self.conn.execute(f"SELECT key FROM {TABLE} WHERE key IN ({marks})", chunk))
+        return found
+
     def count(self) -> int:
         """Number of cached requests."""
         return int(self.conn.execute(f"SELECT COUNT(*) FROM {TABLE}").fetchone()[0])
@@ -145,10 +155,22 @@ class ScoreCache:
         self.conn.close()
 
 
+@dataclass
+class ScoreStats:
+    """How many distinct requests a run read from the cache and how many it scored (the rate of
+    the scored ones estimates later runs)."""
+
+    cached: int = 0
+    scored: int = 0
+
+
 def score_cached(scorer: RequestScorer, requests: Sequence[Request], cache: ScoreCache | None,
-                 progress: Progress | None = None, chunk: int = CHUNK) -> list[TokenScores]:
+                 progress: Progress | None = None, chunk: int = CHUNK,
+                 stats: ScoreStats | None = None) -> list[TokenScores]:
     """Per-token scores for each request; cached ones are read, the rest scored and stored."""
+    stats = stats if stats is not None else ScoreStats()
     if cache is None:
+        stats.scored += len(set(requests))
         return require_finite(requests, scorer.score(requests, progress))
     ns = namespace(scorer.cache_identity())
     unique = list(dict.fromkeys(requests))
@@ -157,11 +179,13 @@ def score_cached(scorer: RequestScorer, requests: Sequence[Request], cache: Scor
     results = {r: TokenScores(*found[keys[r]], scorer.display_tokens) for r in unique if keys[r] in found}
     todo = [r for r in unique if r not in results]
     total, base = len(unique), len(results)
+    stats.cached += base
     if progress:
         progress(base, total)
     for start in range(0, len(todo), chunk):
         part = todo[start:start + chunk]
         scored = require_finite(part, scorer.score(part, _offset(progress, base + start, total)))
+        stats.scored += len(part)
         cache.put_many((keys[r], s.token_ids, s.logprobs) for r, s in zip(part, scored))
         results.update(zip(part, scored))
     return [results[r] for r in requests]

@@ -53,6 +53,12 @@ class Timings:
     load_s: float = 0.0
     score_s: float = 0.0
     total_s: float = 0.0
+    scored: int = 0  # distinct requests scored (not read from the score cache)
+
+    @property
+    def rate(self) -> float | None:
+        """Requests scored per second of scoring, when the run scored enough to measure it."""
+        return self.scored / self.score_s if self.scored >= 32 and self.score_s > 0 else None
 
 
 @dataclass(frozen=True)
@@ -123,8 +129,9 @@ def versions() -> dict[str, str]:
 
 
 def new_run_id(suite: str, model_label: str) -> str:
-    """A sortable, readable, unique run id."""
-    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    """A sortable, readable, unique run id (to the microsecond: two runs in one second of one
+    process once shared a folder, and the second overwrote the first)."""
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-%f")
     slug = "".join(c if c.isalnum() else "-" for c in model_label)[-40:].strip("-")
     return f"{stamp}-{suite}-{slug}-{os.getpid()}"
 

@@ -31,12 +31,20 @@ def read_extra_models() -> pd.DataFrame:
     return df.reindex(columns=list(EXTRA_COLUMNS))
 
 
-def save_extra_models(df: pd.DataFrame) -> int:
-    """Keep the complete, valid rows of the edited sizes; returns how many were kept."""
-    rows = df.reindex(columns=list(EXTRA_COLUMNS)).dropna()
-    rows = rows[(rows["hf_id"].astype(str).str.strip() != "") & rows["model_type"].isin(MODEL_TYPES)]
+MIN_PARAMETERS = 1e5  # no language model worth placing is smaller (a typo such as "8" is refused)
+MIN_TOKENS = 1e6
+
+
+def save_extra_models(df: pd.DataFrame) -> tuple[int, list[str]]:
+    """Keep the complete, plausible rows of the edited sizes; returns how many were kept and, for
+    each refused row, why."""
+    rows = df.reindex(columns=list(EXTRA_COLUMNS))
     for col in ("parameters", "pretraining_tokens"):
         rows[col] = pd.to_numeric(rows[col], errors="coerce")
-    rows = rows[(rows["parameters"] > 0) & (rows["pretraining_tokens"] > 0)]
-    rows.to_csv(extra_models_path(), index=False)
-    return len(rows)
+    ok = ((rows["hf_id"].astype(str).str.strip() != "") & rows["hf_id"].notna() & rows["model_type"].isin(MODEL_TYPES)
+          & (rows["parameters"] >= MIN_PARAMETERS) & (rows["pretraining_tokens"] >= MIN_TOKENS))
+    refused = [f"{r.hf_id}: parameters must be at least {MIN_PARAMETERS:,.0f}, tokens at least {MIN_TOKENS:,.0f}, "
+               f"and model_type one of {', '.join(MODEL_TYPES)}" for r in rows[~ok].itertuples()
+               if not all(pd.isna(v) or str(v).strip() == "" for v in (r.hf_id, r.parameters, r.pretraining_tokens))]
+    rows[ok].to_csv(extra_models_path(), index=False)
+    return int(ok.sum()), refused

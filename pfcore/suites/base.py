@@ -16,7 +16,7 @@ from pfcore.models.loading import LoadedModel, load_model
 from pfcore.models.spec import ModelSpec
 from pfcore.scoring.methods import ScoringMethod, check_fits, parse_method
 from pfcore.scoring.requests import Progress, Reduction, Request, RequestScorer, TokenScores
-from pfcore.store.cache import CHUNK, ScoreCache, score_cached
+from pfcore.store.cache import CHUNK, ScoreCache, ScoreStats, score_cached
 
 
 @dataclass(frozen=True)
@@ -64,11 +64,13 @@ class ScoreContext:
     reduction: Reduction
     chunk: int = CHUNK
     model: ModelHandle | None = None
+    stats: ScoreStats = field(default_factory=ScoreStats)
 
     def scores(self, requests: Sequence[Request], report: bool = True) -> list[TokenScores]:
         """Per-token scores of the requests, through the score cache (reporting progress unless
         the suite reports its own)."""
-        return score_cached(self.scorer, requests, self.cache, self.progress if report else None, self.chunk)
+        return score_cached(self.scorer, requests, self.cache, self.progress if report else None, self.chunk,
+                            self.stats)
 
     def loaded(self) -> LoadedModel:
         """The model itself, for suites that read it directly (Global Affinity)."""
@@ -116,6 +118,11 @@ class Suite(ABC):
     def reduction(self, config: RunConfig, method: ScoringMethod) -> Reduction:
         """How per-token log-probs become one score (the configured one unless the suite fixes it)."""
         return config.reduction
+
+    def requests(self, items: Any, method: ScoringMethod) -> list[Request] | None:
+        """The requests scoring the items takes (for estimates before a run); None when the suite
+        cannot say in advance."""
+        return None
 
     @abstractmethod
     def score(self, items: Any, ctx: ScoreContext) -> pd.DataFrame:

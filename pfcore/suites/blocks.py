@@ -12,7 +12,7 @@ import pandas as pd
 from pfcore.errors import InputError
 from pfcore.items import default_items
 from pfcore.items.schema import CONSTRUCTIONS, Item, SemanticItem, SyntaxItem
-from pfcore.scoring.requests import RequestScorer, TokenScores
+from pfcore.scoring.requests import LN2, RequestScorer, TokenScores
 from pfcore.store.cache import score_persistent
 from pfcore.suites import semantic, syntax
 from pfcore.suites.semantic import CONDITIONS
@@ -69,10 +69,27 @@ def filter_items(df: pd.DataFrame, f: ItemFilter) -> pd.DataFrame:
     return df[keep]
 
 
-def group_labels(rows: pd.DataFrame, kind: str, limit: int = 500) -> dict[str, str]:
-    """Block (semantic) or base sentence (syntax) ids among the rows, with a readable label each."""
+PICKER_LIMIT = 500  # blocks a picker lists; a clicked row opens any other
+
+
+def group_count(rows: pd.DataFrame, kind: str) -> int:
+    """How many blocks (semantic) or base sentences (syntax) the rows hold."""
+    return int(rows[GROUP[kind]].nunique())
+
+
+def group_of_row(rows: pd.DataFrame, kind: str, position: int) -> str:
+    """The block (or base) id of the row at a position of the table as shown."""
+    return str(rows.iloc[position][GROUP[kind]])
+
+
+def group_labels(rows: pd.DataFrame, kind: str, limit: int = PICKER_LIMIT, keep: str | None = None) -> dict[str, str]:
+    """Block (semantic) or base sentence (syntax) ids among the rows, with a readable label each:
+    the first `limit`, and the block `keep` (a clicked row's) wherever it is."""
     key = GROUP[kind]
-    firsts = rows.drop_duplicates(key).head(limit)
+    unique = rows.drop_duplicates(key)
+    firsts = unique.head(limit)
+    if keep is not None and keep not in set(firsts[key]):
+        firsts = pd.concat([unique[unique[key] == keep], firsts])
     if kind == "semantic":
         return {r[key]: f"{CONSTRUCTIONS.get(r['construction'], r['construction'])} · {r['verb']} "
                         f"{r['noun']} ({r['weak_adj']} / {r['strong_adj']}) · {r['pronoun']} {r['modal']}"
@@ -117,9 +134,16 @@ def _score_semantic(scorer: RequestScorer, items: Sequence[SemanticItem]) -> Gro
     labels = [{"row": row_name(i), "fill": fill, "text": semantic.filled(i, fill)}
               for i in items for fill in i.fills[:2]]
     dec = semantic.decisions(rows)
-    dec = dec[["condition", "context_order", "followup_order", "cxn_logodds", "or_logodds", "correct"]]
-    return GroupScores(rows[["row", "context", "followup", "logp_easier", "logp_harder", "logodds"]],
+    dec = _bits(dec[["condition", "correct", "cxn_logodds", "or_logodds", "context_order", "followup_order"]])
+    return GroupScores(_bits(rows[["row", "logodds", "logp_easier", "logp_harder", "context", "followup"]]),
                        dec, token_table(labels, scores))
+
+
+def _bits(table: pd.DataFrame) -> pd.DataFrame:
+    """Log-probability columns (nats) in bits, renamed with a _bits suffix, so one view has one unit."""
+    columns = [c for c in table.columns if c.startswith(("logp", "logodds", "cxn_logodds", "or_logodds",
+                                                         "surprisal", "rise"))]
+    return table.assign(**{c: table[c] / LN2 for c in columns}).rename(columns={c: f"{c}_bits" for c in columns})
 
 
 def row_name(item: SemanticItem) -> str:
@@ -132,9 +156,9 @@ def _score_syntax(scorer: RequestScorer, items: Sequence[SyntaxItem]) -> GroupSc
     against "and"), and token surprisals."""
     scores = score_persistent(scorer, syntax.requests(items))
     rows = syntax.row_scores(items, scores, "mean")
-    dec = syntax.decisions(rows)[["manipulation", "construction", "rise", "rise_and", "correct"]]
+    dec = _bits(syntax.decisions(rows)[["manipulation", "construction", "correct", "rise", "rise_and"]])
     labels = [{"sentence": f"{i.connective} · {i.manipulation}", "text": i.sentence} for i in items]
-    return GroupScores(rows[["connective", "manipulation", "sentence", "surprisal"]], dec,
+    return GroupScores(_bits(rows[["connective", "manipulation", "surprisal", "sentence"]]), dec,
                        token_table(labels, scores))
 
 

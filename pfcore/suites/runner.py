@@ -16,10 +16,10 @@ from pfcore.items.schema import PUBLISHED_NAMES
 from pfcore.models.loading import resolve_source
 from pfcore.models.spec import ModelSpec
 from pfcore.paths import cache_subdir, make_folder
-from pfcore.scoring.factory import LazyScorer, ScorerSource, scorer_for
+from pfcore.scoring.factory import LazyScorer, ScorerSource, cache_identity, scorer_for
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import Progress
-from pfcore.store.cache import ScoreCache
+from pfcore.store.cache import ScoreCache, namespace, request_key
 from pfcore.store.manifest import (
     ItemsRecord,
     Manifest,
@@ -69,7 +69,7 @@ def run_suite(spec: ModelSpec, config: RunConfig, progress: Progress | None = No
     done = time.monotonic()
     load_s = lazy.load_s + handle.load_s
     timings = Timings(round(items_at - started, 3), round(load_s, 3),
-                      round(done - items_at - load_s, 3), round(done - started, 3))
+                      round(done - items_at - load_s, 3), round(done - started, 3), ctx.stats.scored)
     manifest = _manifest(suite, spec, config, method, suite.item_ids(items), timings)
     revision = spec.revision or "NONE"
     record = save_run(manifest, tables, Path(config.out) if config.out else None,
@@ -181,8 +181,39 @@ def plan_configs(suites: Sequence[str], constructions: Sequence[str], blocks: in
                       chunk=chunk) for s in suites]
 
 
-def plan_size(configs: Sequence[RunConfig]) -> tuple[int, int]:
-    """(items, scoring requests) the planned runs will score (before the cache is consulted)."""
-    suites = [get_suite(c.suite) for c in configs]
-    items = [len(s.load(c)) for s, c in zip(suites, configs)]
-    return sum(items), sum(n * s.requests_per_item for n, s in zip(items, suites))
+@dataclass(frozen=True)
+class PlanEstimate:
+    """What a plan will score before it runs: its items, its distinct requests, how many of them
+    the score cache holds, and the rate an earlier run of the model measured."""
+
+    items: int
+    requests: int
+    cached: int
+    rate: float | None  # requests scored per second on this model's latest run (None: unknown)
+    rate_run: str = ""  # the run the rate was measured on
+
+    @property
+    def seconds(self) -> float | None:
+        """Estimated scoring time of what the cache lacks (None when no rate is known)."""
+        return None if self.rate is None else (self.requests - self.cached) / self.rate
+
+
+def estimate_plan(spec: ModelSpec, configs: Sequence[RunConfig], runs: Sequence[RunRecord]) -> PlanEstimate:
+    """Count the plan's items and distinct requests, look them up in the score cache (without
+    loading the model), and take the scoring rate of the model's latest run that measured one."""
+    items, keys = 0, set()
+    for config in configs:
+        suite = get_suite(config.suite)
+        method = suite.method(spec, config.scoring)
+        loaded = suite.load(config)
+        items += len(suite.item_ids(loaded))
+        ns = namespace(cache_identity(spec, method, config.bos))
+        keys |= {request_key(ns, r.prefix, r.text) for r in suite.requests(loaded, method) or []}
+    cache = ScoreCache()
+    try:
+        cached = len(cache.present(sorted(keys)))
+    finally:
+        cache.close()
+    measured = next((r for r in runs if r.manifest.model.label == spec.label and r.manifest.timings_s.rate), None)
+    rate = measured.manifest.timings_s.rate if measured else None
+    return PlanEstimate(items, len(keys), cached, rate, measured.manifest.run_id if measured else "")

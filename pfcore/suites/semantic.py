@@ -143,6 +143,10 @@ class SemanticSuite(ItemSuite):
         """The first blocks of each construction."""
         return limit_blocks(items, blocks)
 
+    def requests(self, items: list[SemanticItem], method: ScoringMethod) -> list[Request]:
+        """Two per row: the follow-up with each fill."""
+        return requests(items, method)
+
     def score(self, items: list[SemanticItem], ctx: ScoreContext) -> pd.DataFrame:
         """log P of each fill per row, and the log-odds."""
         scores = ctx.scores(requests(items, ctx.scorer.method))

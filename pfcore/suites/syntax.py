@@ -112,6 +112,10 @@ class SyntaxSuite(ItemSuite):
         keep = set(list(dict.fromkeys(i.base_id for i in items))[:blocks])
         return [i for i in items if i.base_id in keep]
 
+    def requests(self, items: list[SyntaxItem], method: ScoringMethod) -> list[Request]:
+        """One per sentence."""
+        return requests(items)
+
     def score(self, items: list[SyntaxItem], ctx: ScoreContext) -> pd.DataFrame:
         """Each sentence's score and surprisal."""
         return row_scores(items, ctx.scores(requests(items)), ctx.reduction)

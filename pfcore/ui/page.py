@@ -1,11 +1,39 @@
 """What every page starts with: page settings, title, and the shared sidebar."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import streamlit as st
 
 from pfcore.ui.model import ModelChoice, sidebar_model
 
 APP_TITLE = "Paired-Focus explorer"
+
+
+@dataclass(frozen=True)
+class PageInfo:
+    """One page of the app: its file, its name in the navigation, its icon, what it is for."""
+
+    path: str
+    title: str
+    icon: str
+    what: str
+
+
+PAGES = (
+    PageInfo("pages/0_Home.py", "Home", ":material/home:", "what the tool is for."),
+    PageInfo("pages/1_Probe.py", "Probe", ":material/biotech:",
+             "type one sentence: does the construction, against the control *or*, move the model "
+             "toward what it entails? The verdict comes from all its decisions."),
+    PageInfo("pages/2_Items.py", "Items", ":material/list_alt:",
+             "browse the semantic and syntactic test items and score one block with the model."),
+    PageInfo("pages/3_Run.py", "Run", ":material/play_circle:",
+             "run the full suites with progress, stop and resume, and download the results."),
+    PageInfo("pages/4_Models.py", "Models", ":material/scatter_plot:",
+             "the paper's reference results beside your own runs; accuracy against model size."),
+    PageInfo("pages/5_Trajectories.py", "Trajectories", ":material/timeline:",
+             "accuracy over training checkpoints: when form and meaning are learned."),
+)
 
 
 def start_page(title: str, intro: str) -> ModelChoice | None:

@@ -1,0 +1,25 @@
+"""Home: what the tool is for, and its pages."""
+import streamlit as st
+
+from pfcore.ui.errors import shown_errors
+from pfcore.ui.page import PAGES, start_page
+
+INTRO = """
+Do language models *know* the **Paired-Focus constructions**? They join two phrases in focus on
+a scale, the second one stronger: *He doesn't like shrimp, **let alone** squid* · *I can't afford
+a bike, **much less** a car* · *She speaks French, **not to mention** Greek* · *We couldn't find
+a café, **never mind** a restaurant*. This tool measures, with a model's own probabilities, whether
+it has learned their form (syntax) and their meaning (the scale they entail), following the
+paper *Language Models Learn Constructional Semantics, Not To Mention Syntax*.
+"""
+
+choice = start_page("Paired-Focus explorer", INTRO)
+with shown_errors():
+    st.subheader("Pages")
+    for page in PAGES[1:]:
+        st.page_link(page.path, label=f"**{page.title}**: {page.what}", icon=page.icon)
+    st.caption("Choose the model in the sidebar: it is used by every page. Scores are cached on "
+               "disk, so anything scored once comes back instantly.")
+    if choice is None:
+        st.warning("No model is loaded: fix the model in the sidebar. The Models page works "
+                   "without one.")

@@ -1,0 +1,42 @@
+"""The Models page's tables: own runs beside the paper on the paper's terms (issue 12)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from pfcore.analysis.model_tables import side_by_side
+from pfcore.analysis.models import refit_variants
+from pfcore.models import ModelSpec
+from pfcore.store.model_sizes import read_extra_models, save_extra_models
+from pfcore.store.runs import list_runs
+from pfcore.suites.base import RunConfig
+from pfcore.suites.runner import run_suite
+
+
+def test_table8_compares_on_the_papers_words(tiny_roberta: Path, cache_dir: Path) -> None:
+    record = run_suite(ModelSpec(str(tiny_roberta), kind="masked"), RunConfig(suite="affinity", limit_blocks=2))
+    rows = record.tables["rows"]
+    mention = rows[(rows["construction"] == "not_to_mention") & rows["word"].isin(["not", "mention"])]
+    expected = round(float(mention.groupby("item_id")["affinity"].mean().mean()), 3)
+    all_three = round(float(rows[rows["construction"] == "not_to_mention"].groupby("item_id")["affinity"]
+                            .mean().mean()), 3)
+    table = side_by_side("Table 8", list_runs())
+    own = table[table["origin"] == "your run"].iloc[0]
+    assert own["nottomention"] == expected
+    assert expected != all_three  # "to" was left out, as in the paper
+
+
+def test_model_sizes_refuse_implausible_values(cache_dir: Path) -> None:
+    edited = pd.DataFrame({"hf_id": ["a/real", "a/typo", None], "parameters": [1.35e8, 8, None],
+                           "pretraining_tokens": [2e12, 2e12, None], "model_type": ["CausalLM", "CausalLM", None]})
+    kept, refused = save_extra_models(edited)
+    assert kept == 1 and len(refused) == 1 and refused[0].startswith("a/typo")
+    assert list(read_extra_models()["hf_id"]) == ["a/real"]
+
+
+def test_no_refit_brings_the_paper_p_value_back() -> None:
+    refits = refit_variants(draws=3)
+    assert len(refits) == 7
+    assert (refits["p_min"] < 0.005).all()  # the paper reports p = .011
+    assert (refits["significant"] == "log_parameters").all()
