@@ -31,7 +31,7 @@ from pfcore.analysis.trajectories import (
 )
 from pfcore.paths import published_results_dir
 from pfcore.plots.trajectories import construction_figure, curves_figure, fd_figure
-from pfcore.store.results import fetch_and_import, import_folder
+from pfcore.store.results import duplicate_checkpoints, fetch_and_import, import_folder
 from pfcore.ui.downloads import chart, download_csv, slug
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.page import start_page
@@ -110,7 +110,12 @@ if shown:
                    "one. Spearman's ρ of those changes says whether two abilities grow together.")
         zscale = st.toggle("Z-scale the changes (the authors' method)", value=True, key="traj_zscale",
                            help="changes z-scored over every series of the same published file, the "
-                                "first checkpoint kept as a change of 0 (README: First-difference correlations)")
+                                "first checkpoint kept as a change of 0 (docs/analysis.md)")
+        duplicates = duplicate_checkpoints(rows, model)
+        for duplicate in duplicates:
+            st.warning(duplicate.warning().replace("--drop-duplicate-checkpoints", "the switch below"))
+        drop = bool(duplicates) and st.toggle("Leave out checkpoints whose weights repeat an earlier step's",
+                                              value=True, key="traj_drop_duplicates")
         with shown_errors():
             pf_series = [n for n in available if n.startswith("pf_avg:")] or available
             c1, c2 = st.columns([1, 2])
@@ -118,7 +123,7 @@ if shown:
                              format_func=series_label, key=widget_key("fd_x", model, source))
             ys = c2.multiselect("Series", available, default=defaults(FD_YS, available, besides=x),
                                 format_func=series_label, key=widget_key("fd_ys", model, source))
-            panels = fd_panels(rows, model, x, ys, zscale)
+            panels = fd_panels(rows, model, x, ys, zscale, drop)
             for problem in panels.problems:
                 st.warning(problem)
             if panels.results:
@@ -137,7 +142,7 @@ if shown:
                               key=widget_key("pair_x", model, source))
             py = c2.selectbox("Second series", available, index=iy, format_func=series_label,
                               key=widget_key("pair_y", model, source))
-            pair = fd_correlation(rows, model, px, py, zscale=zscale)
+            pair = fd_correlation(rows, model, px, py, zscale=zscale, drop_duplicates=drop)
             m1, m2, m3, m4, m5 = st.columns(5)
             m1.metric("Spearman ρ", f"{pair.spearman:.2f}")
             m2.metric("p (Spearman)", f"{pair.spearman_p:.3f}")

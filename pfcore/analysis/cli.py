@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,14 @@ from pfcore.analysis.models import (
     refit_variants,
 )
 from pfcore.analysis.series import available_series, milestones, series_values
-from pfcore.store.results import fetch_published, import_published, load_results, results_path, summarize
+from pfcore.store.results import (
+    duplicate_checkpoints,
+    fetch_published,
+    import_published,
+    load_results,
+    results_path,
+    summarize,
+)
 
 SERIES_HELP = ("CONSTRUCTION:FILTER[@METRIC], e.g. letalone:aligned, pf_avg:all, "
                "ewok:domain_physical-relations, blimp:all, syntax:Avg_Test")
@@ -62,9 +70,15 @@ def cmd_fetch(args: argparse.Namespace) -> int:
 
 def cmd_fdcorr(args: argparse.Namespace) -> int:
     """First-difference correlation of two series of one model."""
-    result = fd_correlation(load_results(), args.model, args.x, args.y, args.zscale, args.source)
+    table = load_results()
+    duplicates = duplicate_checkpoints(table, args.model)
+    for duplicate in duplicates:
+        print(f"warning: {duplicate.warning()}" + (" (excluded)" if args.drop_duplicate_checkpoints else ""),
+              file=sys.stderr)
+    result = fd_correlation(table, args.model, args.x, args.y, args.zscale, args.source,
+                            drop_duplicates=args.drop_duplicate_checkpoints)
     if args.json:
-        _print_json(result.summary())
+        _print_json({**result.summary(), "duplicate_checkpoints": [asdict(d) for d in duplicates]})
         return 0
     how = "z-scaled changes, first checkpoint as 0" if result.zscale else "changes"
     print(f"{result.model}: {result.x} vs {result.y} ({how}, n={result.n}, "
@@ -170,6 +184,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="the authors' procedure: changes z-scored over the whole source file, "
                         "first checkpoint kept as 0")
     p.add_argument("--source", help="use only rows whose source starts with this")
+    p.add_argument("--drop-duplicate-checkpoints", action="store_true",
+                   help="leave out steps whose weights are the same as an earlier step's (recorded by own runs)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_fdcorr)
     p = asub.add_parser("series", help="list the series a model's checkpoints support")

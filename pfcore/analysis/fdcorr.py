@@ -20,6 +20,7 @@ from scipy.stats import pearsonr, spearmanr
 
 from pfcore.analysis.series import parse_series, series_sources, series_values
 from pfcore.errors import InputError
+from pfcore.store.results import duplicate_checkpoints
 
 ROUND_DIGITS = 10
 
@@ -101,11 +102,14 @@ def checkpoint_changes(table: pd.DataFrame, model: str, name: str, zscale: bool 
 
 
 def fd_correlation(table: pd.DataFrame, model: str, x: str, y: str, zscale: bool = False,
-                   source: str | None = None) -> FDCorrelation:
-    """First-difference Spearman and Pearson correlations of series x and y for one model."""
+                   source: str | None = None, drop_duplicates: bool = False) -> FDCorrelation:
+    """First-difference Spearman and Pearson correlations of series x and y for one model; with
+    `drop_duplicates`, checkpoints whose weights repeat an earlier step's are left out."""
     xs = series_values(table, model, x, source)
     ys = series_values(table, model, y, source)
     steps = xs.index.intersection(ys.index).sort_values()
+    if drop_duplicates:
+        steps = steps.difference([d.step for d in duplicate_checkpoints(table, model)])
     if len(steps) < 4:
         raise InputError(f"{model}: {x} and {y} share {len(steps)} checkpoints; a first-difference "
                          "correlation needs at least 4")

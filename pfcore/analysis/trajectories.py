@@ -191,14 +191,15 @@ class FDPanels:
     problems: tuple[str, ...]
 
 
-def fd_panels(rows: pd.DataFrame, model: str, x: str, ys: Sequence[str], zscale: bool) -> FDPanels:
+def fd_panels(rows: pd.DataFrame, model: str, x: str, ys: Sequence[str], zscale: bool,
+              drop_duplicates: bool = False) -> FDPanels:
     """First-difference correlations of x with each y; a pair that cannot be computed is reported."""
     if not ys:
         raise InputError("choose at least one series to set against " + x)
     results, problems = [], []
     for y in ys:
         try:
-            results.append(fd_correlation(rows, model, x, y, zscale=zscale))
+            results.append(fd_correlation(rows, model, x, y, zscale=zscale, drop_duplicates=drop_duplicates))
         except InputError as exc:  # one pair lacking data leaves the other panels standing
             problems.append(f"{x} vs {y}: {exc}")
     return FDPanels(tuple(results), tuple(problems))

@@ -29,6 +29,7 @@ class ModelRecord:
     kind: str = "causal"
     trust_remote_code: bool = False
     source: str = ""
+    weights_sha256: str = ""  # the content of the weight files (local models): what the checkpoint really is
 
     @property
     def label(self) -> str:

@@ -19,6 +19,7 @@ import urllib.request
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +30,9 @@ from pfcore.paths import JsonMemo, cache_subdir
 
 RESULT_COLUMNS = ("model", "revision", "step", "suite", "construction", "filter", "metric",
                   "value", "source")
+# Columns a row may lack (published summaries, older tables): filled with their default.
+OPTIONAL_COLUMNS = {"weights_sha256": ""}  # the checkpoint's content hash, for own runs
+TABLE_COLUMNS = (*RESULT_COLUMNS, *OPTIONAL_COLUMNS)
 BENCHMARK_SUITES = ("blimp", "comps", "ewok")
 FILTER_COLUMNS = ("world_knowledge_filter", "test_type")
 KEY_COLUMNS = ("revision", "construction")
@@ -63,13 +67,16 @@ def _locked() -> Iterator[None]:
 
 def empty_results() -> pd.DataFrame:
     """A results table with the right columns and no rows."""
-    return _typed(pd.DataFrame({col: [] for col in RESULT_COLUMNS}))
+    return _typed(pd.DataFrame({col: [] for col in TABLE_COLUMNS}))
 
 
 def _typed(df: pd.DataFrame) -> pd.DataFrame:
-    """Column order and dtypes: nullable integer step, float value, strings elsewhere."""
-    out = df.loc[:, list(RESULT_COLUMNS)].copy()
-    for col in RESULT_COLUMNS:
+    """Column order and dtypes: nullable integer step, float value, strings elsewhere; optional
+    columns a row lacks get their default."""
+    out = df.assign(**{col: default for col, default in OPTIONAL_COLUMNS.items() if col not in df.columns})
+    out = out.loc[:, list(TABLE_COLUMNS)].copy()
+    out[list(OPTIONAL_COLUMNS)] = out[list(OPTIONAL_COLUMNS)].fillna("")
+    for col in TABLE_COLUMNS:
         if col == "step":
             out[col] = pd.to_numeric(out[col]).astype("Int64")
         elif col == "value":
@@ -142,7 +149,7 @@ def read_published_file(path: Path, source: str) -> pd.DataFrame:
         value=values,
         source=source,
     )
-    return _typed(long)
+    return _typed(long)[list(RESULT_COLUMNS)]  # published rows carry no checkpoint hash
 
 
 def _suites(construction: pd.Series, filter_col: str) -> pd.Series:
@@ -344,3 +351,33 @@ def fetch_and_import() -> str:
     dest = cache_subdir("published")
     fetch_published(dest)
     return _imported(import_published(dest), f"downloaded from {PUBLISHED_REPO} into {dest}")
+
+
+@dataclass(frozen=True)
+class DuplicateCheckpoint:
+    """A checkpoint whose weights are the very same as an earlier step's (a published revision
+    that served other weights under its name): its changes are false zeros in a correlation."""
+
+    model: str
+    step: int
+    same_as: int
+    weights_sha256: str
+
+    def warning(self) -> str:
+        """The warning a user reads."""
+        return (f"{self.model}: step {self.step} has the same weights as step {self.same_as} (sha256 "
+                f"{self.weights_sha256[:12]}...); its changes are false zeros in first-difference "
+                "correlations (exclude it with --drop-duplicate-checkpoints)")
+
+
+def duplicate_checkpoints(table: pd.DataFrame, model: str) -> list[DuplicateCheckpoint]:
+    """The steps of one model's trajectory whose weight hash equals an earlier step's."""
+    rows = table[(table["model"] == model) & table["step"].notna() & (table["weights_sha256"] != "")]
+    first: dict[str, int] = {}
+    out = []
+    for step, digest in sorted(rows.groupby("step")["weights_sha256"].first().items()):
+        if digest in first:
+            out.append(DuplicateCheckpoint(model, int(step), first[digest], str(digest)))
+        else:
+            first[digest] = int(step)
+    return out

@@ -13,6 +13,7 @@ import pandas as pd
 
 from pfcore.errors import InputError
 from pfcore.items.schema import PUBLISHED_NAMES
+from pfcore.models.identity import weights_sha256
 from pfcore.models.loading import resolve_source
 from pfcore.models.spec import ModelSpec
 from pfcore.paths import cache_subdir, make_folder
@@ -106,6 +107,7 @@ def results_rows(record: RunRecord, metric: str = "accuracy", label: ResultsLabe
         "suite": m.suite, "construction": long["construction"].map(lambda c: PUBLISHED_NAMES.get(c, c)),
         "filter": long["filter"], "metric": long["metric"].replace({"accuracy": metric}),
         "value": long["value"].astype(float), "source": f"pfcore run {m.run_id}",
+        "weights_sha256": m.model.weights_sha256,
     }).dropna(subset=["value"])
 
 
@@ -116,8 +118,9 @@ def _manifest(suite: Suite, spec: ModelSpec, config: RunConfig, method: ScoringM
     settings["reduction"] = suite.reduction(config, method)
     settings["first_token"] = ("BOS prepended, first word scored" if config.bos
                                else "no BOS: first token of a whole sentence unscored (minicons default)")
+    source = resolve_source(spec)[0]
     model = ModelRecord(spec.name, spec.revision, spec.dtype, spec.device, spec.kind, spec.trust_remote_code,
-                        resolve_source(spec)[0])
+                        source, weights_sha256(source))
     return Manifest(
         run_id=new_run_id(config.suite, spec.label), created=now_iso(), suite=config.suite, model=model,
         scoring=method.value, settings=settings,

@@ -15,7 +15,7 @@ from pfcore.errors import InputError
 from pfcore.models.loading import clear_loaded
 from pfcore.models.spec import ModelSpec
 from pfcore.paths import cache_subdir
-from pfcore.store.results import step_from_revision
+from pfcore.store.results import duplicate_checkpoints, load_results, step_from_revision
 from pfcore.suites.base import RunConfig
 from pfcore.suites.runner import ResultsLabel, run_suite
 
@@ -99,6 +99,8 @@ def run_trajectory(name: str, points: Sequence[Checkpoint], suites: Sequence[str
             _save_state(path, done)
             report(f"{point.label} {suite}: mean accuracy {acc.mean():.3f} ({record.path.name})")
         clear_loaded()  # one checkpoint in memory at a time
+    for duplicate in duplicate_checkpoints(load_results(), name):
+        report(f"warning: {duplicate.warning()}")
     return pd.DataFrame([{"checkpoint": k.split("|")[0], "suite": k.split("|")[1], **v} for k, v in done.items()])
 
 
