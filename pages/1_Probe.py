@@ -109,7 +109,7 @@ with shown_errors():
     st.caption("Surprisal of each token in bits (one y-axis for all panels); red: the tokens whose surprisal "
                "the construction changes most against the control.")
     chart(token_bars_figure(followup_tokens(detail), "panel", highlight="moved",
-                            title=f"{picked.condition}: per-token surprisal of the follow-ups ({choice.spec.label})"),
+                            title=f"{picked.condition}: the follow-ups after {picked.context!r} ({choice.spec.label})"),
           "probe_followups.html", key="probe_followups_chart")
     st.markdown("**Tokens the construction moves most** (change in bits, construction minus control; negative: "
                 "less surprising with the construction)")
@@ -128,6 +128,8 @@ with shown_errors():
                 "with *and*. VP Conjunction and VP Gap Conjunction are controls. Each row is one comparison.")
     with st.spinner("Scoring the manipulations..."), closing(ScoreCache()) as cache:
         rises = rises_in_bits(score_manipulations(scorer, probe, cache))
-    chart(rises_figure(rises, probe.connective, "and"), "probe_manipulations.html", key="probe_rises_chart")
+    figure = rises_figure(rises, probe.connective, "and")
+    figure.update_layout(title=f"Manipulations of {probe.text!r} ({choice.spec.label})")
+    chart(figure, "probe_manipulations.html", key="probe_rises_chart")
     st.dataframe(rises, hide_index=True)
     download_csv(rises, "probe_manipulations.csv", "Manipulations (CSV)")

@@ -85,7 +85,8 @@ with shown_errors():
         st.metric("Correct pairs in this block", f"{int(scored.decisions['correct'].sum())} of {len(scored.decisions)}")
         row = st.selectbox("Per-token surprisal of row", list(scored.rows["row"]), key="items_row")
         tokens = scored.tokens[scored.tokens["row"] == row]
-        chart(token_bars_figure(tokens, "fill", title=f"{row}: follow-up with each fill"),
+        chart(token_bars_figure(tokens, "fill", title=f"{labels[group_id]}, {row}: the follow-up with each fill "
+                                                      f"({choice.spec.label})"),
               "item_tokens.html", key="items_tokens_chart")
     else:
         st.markdown("**Sentences**: surprisal = − mean log-probability per token (bits).")
@@ -98,7 +99,8 @@ with shown_errors():
                                 key="items_sentences")
         if picked:
             tokens = scored.tokens[scored.tokens["sentence"].isin(picked)]
-            chart(token_bars_figure(tokens, "sentence", title="Per-token surprisal"),
+            chart(token_bars_figure(tokens, "sentence", title=f"{labels[group_id]}: per-token surprisal "
+                                                              f"({choice.spec.label})"),
                   "item_tokens.html", key="items_tokens_chart")
     c1, c2 = st.columns(2)
     with c1:

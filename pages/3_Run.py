@@ -91,8 +91,9 @@ with shown_errors():
         st.info("Choose at least one filter to show.")
         st.stop()
     shown = shown_summary(summary, filters)
-    chart(accuracy_bars_figure(shown, chance=get_suite(m.suite).chance), f"{m.run_id}_accuracy.html",
-          key="run_chart")
+    chart(accuracy_bars_figure(shown, chance=get_suite(m.suite).chance,
+                               title=f"{get_suite(m.suite).label}: {m.model.label}, {m.items.count:,} items"),
+          f"{m.run_id}_accuracy.html", key="run_chart")
     st.dataframe(shown, hide_index=True, column_config={
         c: st.column_config.NumberColumn(format="%.3f") for c in ("accuracy", "ci_low", "ci_high")})
     d1, d2, d3, d4 = st.columns(4)

@@ -56,8 +56,10 @@ with shown_errors():
                    "Figure 1 and Spearman's ρ average the four; run the semantic suite with all four.")
     models = figure_models(fig_data.data)
     rho = accuracy_parameter_rho(fig_data.data)
-    chart(mark_own_runs(accuracy_vs_parameters_figure(models), OWN_SUFFIX), "accuracy_vs_parameters.html",
-          key="models_figure")
+    figure = accuracy_vs_parameters_figure(models)
+    figure.update_layout(title="Figure 1: semantic accuracy (plausible items) against parameters, the paper's 36 "
+                               "models" + (" and your runs" if (fig_data.data["origin"] == "run").any() else ""))
+    chart(mark_own_runs(figure, OWN_SUFFIX), "accuracy_vs_parameters.html", key="models_figure")
     paper_rho = accuracy_parameter_rho(accuracy_data("paper"))
     st.markdown(f"Spearman's ρ between average accuracy and parameter count: **{rho.rho:.3f}** "
                 f"(p = {rho.p:.2g}, n = {rho.n} models). The paper reports {PAPER_RHO} for its 36 models; computed "

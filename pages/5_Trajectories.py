@@ -22,6 +22,7 @@ from pfcore.analysis.trajectories import (
     filter_label,
     pair_defaults,
     provenance,
+    readable_series,
     scope_key,
     scope_label,
     scoped,
@@ -96,7 +97,8 @@ if shown:
         chosen = st.multiselect("Filters", filters, default=defaults(FIGURE3_FILTERS, filters),
                                 format_func=filter_label, key=widget_key("filters", model, source))
         per_construction = construction_curves(rows, model, chosen)
-        chart(construction_figure(per_construction), f"constructions_{slug(model)}.html", key="traj_fig3")
+        chart(construction_figure(per_construction, f"{model}: each construction over training"),
+              f"constructions_{slug(model)}.html", key="traj_fig3")
         download_csv(per_construction, f"constructions_{slug(model)}.csv",
                      "Download the plotted values (CSV)", key="traj_fig3_csv")
 
@@ -127,7 +129,9 @@ if shown:
             for problem in panels.problems:
                 st.warning(problem)
             if panels.results:
-                chart(fd_figure(panels.results), f"fd_correlations_{slug(model)}.html", key="traj_fig4")
+                chart(fd_figure(panels.results, f"{model}: changes between checkpoints, "
+                                                f"{'z-scaled' if zscale else 'raw'}"),
+                      f"fd_correlations_{slug(model)}.html", key="traj_fig4")
                 st.dataframe(fd_stats(panels.results), hide_index=True, column_config={
                     c: st.column_config.NumberColumn(format="%.3f")
                     for c in ("spearman", "spearman_p", "pearson", "pearson_p")})
@@ -149,7 +153,8 @@ if shown:
             m3.metric("Pearson r", f"{pair.pearson:.2f}")
             m4.metric("p (Pearson)", f"{pair.pearson_p:.3f}")
             m5.metric("n changes", pair.n)
-            chart(fd_figure([pair]), f"fd_pair_{slug(model)}.html", key="traj_pair")
+            chart(fd_figure([pair], f"{model}: {readable_series(px)} against {readable_series(py)}"),
+                  f"fd_pair_{slug(model)}.html", key="traj_pair")
             download_csv(fd_points([pair]), f"fd_pair_{slug(model)}.csv",
                          "Download the plotted changes (CSV)", key="traj_pair_csv")
 

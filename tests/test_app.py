@@ -346,3 +346,15 @@ def test_models_page_leaves_out_a_run_of_some_constructions(tiny_gpt2: Path, cac
     no_errors(at)
     assert any("not all four constructions were run" in w and str(tiny_gpt2) in w for w in texts(at.warning))
     assert any("n = 36 models" in m for m in texts(at.markdown))  # kept out of rho
+
+
+def test_charts_export_svg_or_png_with_a_telling_name_and_title(tiny_gpt2: Path, cache_dir: Path) -> None:
+    at = page("pages/1_Probe.py", tiny_gpt2).run()
+    chart = at.get("plotly_chart")[0].proto
+    config = json.loads(chart.config)
+    assert config["toImageButtonOptions"]["format"] == "svg"
+    assert config["toImageButtonOptions"]["filename"] == "probe_followups"
+    title = json.loads(chart.spec)["layout"]["title"]["text"]
+    assert FRAME_EXAMPLE in title and str(tiny_gpt2) in title  # the exported file says what it shows
+    at.sidebar.radio(key="chart_format").set_value("png").run()
+    assert json.loads(at.get("plotly_chart")[0].proto.config)["toImageButtonOptions"]["format"] == "png"

@@ -12,7 +12,7 @@ from pfcore.analysis.fdcorr import FDCorrelation, fd_correlation
 from pfcore.analysis.models import RUN_SOURCE_PREFIX
 from pfcore.analysis.series import available_series, series_sources, trajectories
 from pfcore.errors import InputError
-from pfcore.items.schema import PF_CONSTRUCTIONS
+from pfcore.items.schema import CONSTRUCTIONS, PF_CONSTRUCTIONS, PUBLISHED_NAMES
 from pfcore.store.results import PUBLISHED_REPO
 
 PUBLISHED = "published"
@@ -29,6 +29,7 @@ FIGURE3_FILTERS = ("aligned", "misaligned")
 FD_X = "pf_avg:aligned"
 FD_YS = ("syntax:Avg_Test", "pf_avg:misaligned", "ewok:domain_physical-relations")
 MIN_CHECKPOINTS = 4  # fd_correlation needs 4 shared checkpoints (3 changes)
+CONSTRUCTION_WORDS = {PUBLISHED_NAMES[name]: words for name, words in CONSTRUCTIONS.items()}
 
 
 
@@ -111,6 +112,22 @@ def compare_choices(table: pd.DataFrame, model: str, source: str) -> list[str]:
 def series_label(name: str) -> str:
     """A series with the paper's name for it when it has one: "PF meaning, plausible (pf_avg:aligned)"."""
     return f"{FIGURE2[name]} ({name})" if name in FIGURE2 else name
+
+
+AVERAGE_NAMES = {"pf_avg": "semantic accuracy", "syntax": "syntactic accuracy", "blimp": "BLiMP accuracy",
+                 "comps": "COMPS accuracy", "ewok": "EWoK accuracy"}
+READABLE_FILTERS = {"aligned": "plausible", "misaligned": "implausible", "all": "all items", "Avg_Test": "tests",
+                    "Avg_Control": "controls"}
+
+
+def readable_series(name: str) -> str:
+    """A series name in words for axis titles: "syntax:Avg_Test" -> "syntactic accuracy (tests)",
+    "letalone:aligned" -> "let alone (plausible)"."""
+    base, _, metric = name.partition("@")
+    construction, _, filt = base.partition(":")
+    what = AVERAGE_NAMES.get(construction) or CONSTRUCTION_WORDS.get(construction, construction)
+    detail = READABLE_FILTERS.get(filt) or filt.removeprefix("domain_").removeprefix("paradigm_").replace("_", " ")
+    return f"{what} ({detail})" + (f", {metric}" if metric else "")
 
 
 def present(wanted: Sequence[str], available: Sequence[str]) -> list[str]:

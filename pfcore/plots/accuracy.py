@@ -40,7 +40,7 @@ def accuracy_vs_parameters_figure(models: pd.DataFrame, chance: float | None = 5
     return fig
 
 
-def accuracy_bars_figure(accuracy: pd.DataFrame, chance: float | None = 0.5) -> go.Figure:
+def accuracy_bars_figure(accuracy: pd.DataFrame, chance: float | None = 0.5, title: str | None = None) -> go.Figure:
     """Accuracy per construction, one bar group per filter, with 95% interval error bars.
 
     `accuracy` has columns construction, filter, accuracy, ci_low, ci_high (0-1 scale).
@@ -51,13 +51,14 @@ def accuracy_bars_figure(accuracy: pd.DataFrame, chance: float | None = 0.5) -> 
     for filt, group in accuracy.groupby("filter", sort=False):
         fig.add_trace(go.Bar(
             x=[CONSTRUCTION_TITLES.get(c, c) for c in group["construction"]],
-            y=group["accuracy"], name=str(filt),
+            y=group["accuracy"], name=str(filt), hovertemplate="%{x}, %{fullData.name}: %{y:.3f}<extra></extra>",
             error_y={"type": "data", "symmetric": False,
                      "array": group["ci_high"] - group["accuracy"],
                      "arrayminus": group["accuracy"] - group["ci_low"]}))
     if chance is not None:
         fig.add_hline(y=chance, line_dash="dash", line_color="grey", annotation_text="chance")
-    fig.update_layout(barmode="group", legend_title_text="Filter",
+    legend = {"title": {"text": "Filter"}, "orientation": "h", "yanchor": "top", "y": -0.15, "x": 0}
+    fig.update_layout(barmode="group", title=title, legend=legend, hoverlabel={"namelength": -1},
                       yaxis={"title": {"text": "Accuracy (95% interval)"}, "range": [0, 1]})
     return fig
 

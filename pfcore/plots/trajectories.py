@@ -10,11 +10,13 @@ from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
 from pfcore.analysis.fdcorr import FDCorrelation
-from pfcore.analysis.trajectories import log_axis
+from pfcore.analysis.trajectories import log_axis, readable_series
 from pfcore.errors import InputError
 from pfcore.plots.common import CONSTRUCTION_TITLES, require_columns
 
 CHANCE = 0.5
+STEP_HOVER = "%{fullData.name}<br>step %{x:,}<br>%{y:.3f}<extra></extra>"  # rounded; whole series names
+LEGEND_BELOW = {"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0}  # long legends never squeeze the plot
 EWOK_CHANCE = 0.25  # EWoK's chance level (the paper's Figure 2 caption); 0.5 for the rest
 
 
@@ -37,13 +39,13 @@ def trajectory_figure(curves: pd.DataFrame, title: str | None = None, log_x: boo
     fig = go.Figure()
     for name, group in curves.groupby("series", sort=False):
         group = group.sort_values("step")
-        fig.add_trace(go.Scatter(x=group["step"], y=group["value"], mode="lines+markers",
-                                 name=str(name)))
+        fig.add_trace(go.Scatter(x=group["step"], y=group["value"], mode="lines+markers", name=str(name),
+                                 hovertemplate=STEP_HOVER))
     if chance is not None:
         fig.add_hline(y=chance, line_dash="dash", line_color="grey",
                       annotation_text="chance", annotation_position="bottom right")
     _step_axis(fig, log_x)
-    fig.update_layout(title=title, legend_title_text="Series")
+    fig.update_layout(title=title, legend=LEGEND_BELOW | {"title": {"text": "Series"}}, hoverlabel={"namelength": -1})
     return fig
 
 
@@ -70,13 +72,13 @@ def construction_panels_figure(curves: pd.DataFrame, log_x: bool = True,
             group = group.sort_values("step")
             fig.add_trace(go.Scatter(x=group["step"], y=group["value"], mode="lines",
                                      name=str(filt), legendgroup=str(filt), showlegend=i == 0,
-                                     line_color=_palette(j)),
+                                     line_color=_palette(j), hovertemplate=STEP_HOVER),
                           row=row + 1, col=col + 1)
         if chance is not None:
             fig.add_hline(y=chance, line_dash="dash", line_color="grey", row=row + 1,
                           col=col + 1)
     _step_axis(fig, log_x, rows)
-    fig.update_layout(legend_title_text="Filter")
+    fig.update_layout(legend=LEGEND_BELOW | {"title": {"text": "Filter"}}, hoverlabel={"namelength": -1})
     return fig
 
 
@@ -101,8 +103,8 @@ def fd_scatter_figure(points: pd.DataFrame) -> go.Figure:
                       row=1, col=i)
         fig.add_hline(y=0, line_dash="dash", line_color="grey", row=1, col=i)
         fig.add_vline(x=0, line_dash="dash", line_color="grey", row=1, col=i)
-        fig.update_xaxes(title_text=f"Δ {x}", row=1, col=i)
-        fig.update_yaxes(title_text=f"Δ {y}", row=1, col=i)
+        fig.update_xaxes(title_text=f"Δ {readable_series(x)}", row=1, col=i)
+        fig.update_yaxes(title_text=f"Δ {readable_series(y)}", row=1, col=i)
     return fig
 
 
@@ -115,20 +117,20 @@ def curves_figure(data: pd.DataFrame, title: str) -> go.Figure:
     return fig
 
 
-def construction_figure(data: pd.DataFrame) -> go.Figure:
+def construction_figure(data: pd.DataFrame, title: str | None = None) -> go.Figure:
     """Figure 3: a panel per construction, a line per filter."""
     fig = construction_panels_figure(data, log_x=log_axis(data["step"]))
-    fig.update_layout(height=620)
+    fig.update_layout(height=660, title=title, margin={"t": 90})
     return fig
 
 
-def fd_figure(results: Sequence[FDCorrelation]) -> go.Figure:
+def fd_figure(results: Sequence[FDCorrelation], title: str | None = None) -> go.Figure:
     """Figure 4: a scatter of changes per pair; each panel's title names its y series (the axes
     name both) with Spearman's rho, its p and n."""
     if not results:
         raise InputError("no pair could be computed")
     fig = fd_scatter_figure(pd.concat([r.points() for r in results], ignore_index=True))
     for annotation, r in zip(fig.layout.annotations, results):
-        annotation.text = f"{r.y}<br>ρ = {r.spearman:.2f}, p = {r.spearman_p:.3f}, n = {r.n}"
-    fig.update_layout(height=430, margin={"t": 90})
+        annotation.text = f"{readable_series(r.y)}<br>ρ = {r.spearman:.2f}, p = {r.spearman_p:.3f}, n = {r.n}"
+    fig.update_layout(height=460, margin={"t": 110}, title=title)
     return fig

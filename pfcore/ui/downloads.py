@@ -36,8 +36,21 @@ def download_json(obj: object, file_name: str, label: str = "Download JSON", key
                        mime="application/json", key=key or f"json-{file_name}", on_click="ignore")
 
 
+EXPORT_FORMATS = {"svg": "SVG (vector, for papers)", "png": "PNG (image, for slides)"}
+
+
+def export_config(file_name: str) -> dict[str, object]:
+    """The chart toolbar's camera button: the format chosen in the sidebar and a file name that
+    says what the chart shows (so an exported file stands alone)."""
+    fmt = st.session_state.get("chart_format", "svg")
+    return {"displaylogo": False, "toImageButtonOptions": {
+        "format": fmt if fmt in EXPORT_FORMATS else "svg", "filename": file_name.rsplit(".", 1)[0],
+        "scale": 2 if fmt == "png" else 1}}
+
+
 def chart(fig: go.Figure, file_name: str, key: str) -> None:
-    """Draw a plotly figure with a download button for it as interactive HTML."""
-    st.plotly_chart(fig, key=key)
+    """Draw a plotly figure, its toolbar exporting SVG or PNG (the sidebar's choice), with a
+    download button for it as interactive HTML."""
+    st.plotly_chart(fig, key=key, config=export_config(file_name))
     st.download_button("Download chart (HTML)", lambda: figure_html(fig), file_name=file_name,
                        mime="text/html", key=f"html-{key}", on_click="ignore")

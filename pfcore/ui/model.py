@@ -14,6 +14,7 @@ from pfcore.scoring.factory import make_scorer
 from pfcore.scoring.fake import FAKE_MODEL, FakeScorer, fake_enabled
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import RequestScorer
+from pfcore.ui.downloads import EXPORT_FORMATS
 from pfcore.ui.errors import message_for
 
 KINDS = ("causal", "masked")
@@ -51,6 +52,8 @@ def model_picker() -> ModelSpec | None:
                            persist_state="session", help=NAME_HELP)
     kind = side.radio("Kind", KINDS, horizontal=True, key="model_kind", persist_state="session",
                       help="causal: next-word models (GPT-style). masked: BERT-style models.")
+    side.radio("Chart export", list(EXPORT_FORMATS), format_func=EXPORT_FORMATS.get, key="chart_format",
+               persist_state="session", help="what the camera button of every chart's toolbar saves")
     with side.expander("Revision, precision, device"):
         revision = st.text_input("Revision", value="", key="model_revision", persist_state="session",
                                  help="a hub branch, tag or checkpoint such as step1000 (optional)")
