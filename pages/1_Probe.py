@@ -5,6 +5,7 @@ from contextlib import closing
 import streamlit as st
 
 from pfcore.analysis.base_rates import base_rates
+from pfcore.items.schema import CONSTRUCTIONS
 from pfcore.plots.tokens import rises_figure, token_bars_figure
 from pfcore.probe import FRAME_EXAMPLE, MAX_CHARS, analyze_sentence, probe_sentence, score_manipulations, score_probe
 from pfcore.probe.verdict import AGAINST, CAVEAT, CONSISTENT, anecdote_note
@@ -13,6 +14,7 @@ from pfcore.store.cache import ScoreCache
 from pfcore.store.results import load_results
 from pfcore.ui.downloads import chart, download_csv, download_json
 from pfcore.ui.errors import shown_errors
+from pfcore.ui.links import Param, apply, choice_of, current, opened_query, publish, show_link
 from pfcore.ui.model import scorer as request_scorer
 from pfcore.ui.page import start_page
 
@@ -26,9 +28,56 @@ REDUCTIONS = {"mean": "mean log-prob per token (the paper's code)",
 BANNER = {CONSISTENT: st.success, AGAINST: st.warning}
 MAX_PAIRS = 6
 
+
+def typed() -> str:
+    """The sentence in the box, with its spaces made single (as the probe reads it)."""
+    return " ".join(str(st.session_state.get("probe_text", FRAME_EXAMPLE)).split())
+
+
+def construction_key() -> str:
+    """The construction switch's key: one per sentence, so a new sentence starts on its own."""
+    return f"probe_cxn_{typed()}"
+
+
+def pair_key(what: str, row: int | None = None) -> str:
+    """The key of a follow-up pair widget of the typed sentence (kept when the construction switches)."""
+    return f"probe_{what}_{typed()}" if row is None else f"probe_{what}_{row}_{typed()}"
+
+
+def restore_pairs(query: dict[str, list[str]]) -> list[str]:
+    """Put a link's entailed/contradicted follow-ups into the pair inputs; a note when unpaired."""
+    entailed, contradicted = query.get("entailed", []), query.get("contradicted", [])
+    if len(entailed) != len(contradicted):
+        return [f"entailed/contradicted ({len(entailed)} and {len(contradicted)}: they come in pairs)"]
+    if entailed:
+        st.session_state[pair_key("npairs")] = min(len(entailed), MAX_PAIRS)
+        for row, (e, c) in enumerate(list(zip(entailed, contradicted))[:MAX_PAIRS]):
+            st.session_state[pair_key("ent", row)], st.session_state[pair_key("con", row)] = e, c
+    return []
+
+
+def pairs_query() -> dict[str, list[str]]:
+    """The typed follow-up pairs as the link's entailed/contradicted values."""
+    rows = int(st.session_state.get(pair_key("npairs"), 0) or 0)
+    pairs = [(st.session_state.get(pair_key("ent", r), ""), st.session_state.get(pair_key("con", r), ""))
+             for r in range(rows)]
+    pairs = [(e, c) for e, c in pairs if str(e).strip() and str(c).strip()]
+    return {"entailed": [e for e, _ in pairs], "contradicted": [c for _, c in pairs]} if pairs else {}
+
+
+PARAMS = (Param("sentence", "probe_text"),
+          Param("construction", construction_key, choice_of(list(CONSTRUCTIONS))),
+          Param("reduction", "probe_reduction", choice_of(list(REDUCTIONS))))
+
 choice = start_page("Probe", INTRO)
+state = st.session_state
 with shown_errors():
-    text = st.text_area("Your sentence", value=FRAME_EXAMPLE, height=80, key="probe_text",
+    opened = opened_query("probe")
+    notes = apply(PARAMS, opened, also_known=("entailed", "contradicted")) if opened is not None else []
+    notes += restore_pairs(opened or {})
+    state.setdefault("probe_text", FRAME_EXAMPLE)
+    show_link(publish("probe", current(PARAMS) | pairs_query()), notes)
+    text = st.text_area("Your sentence", height=80, key="probe_text", persist_state="session",
                         help="Sentences in the paper's frame (pronoun, modal, verb, adjective + noun, connective, "
                              "adjective + one) are tested on the suite's whole block of four decisions.")
     if len(text) > MAX_CHARS:
@@ -42,22 +91,26 @@ with shown_errors():
     if found.construction is None:
         st.warning(found.message)
         st.stop()
+    state.setdefault(construction_key(), found.construction)
     chosen = st.segmented_control("Construction", list(found.choices), format_func=found.choices.get,
-                                  default=found.construction, required=True, key=f"probe_cxn_{found.text}")
+                                  required=True, key=construction_key(), persist_state="session")
     probe = found if chosen == found.construction else found.with_construction(chosen)
     st.markdown(f"**Sentence**: {probe.text}  \n**Control**: {probe.control}")
     st.caption(probe.message)
-    reduction = st.radio("Sentence score", list(REDUCTIONS), format_func=REDUCTIONS.get, key="probe_reduction")
+    reduction = st.radio("Sentence score", list(REDUCTIONS), format_func=REDUCTIONS.get, key="probe_reduction",
+                         persist_state="session")
     pairs: list[tuple[str, str]] = []
     if not probe.fits_frame:
         st.markdown("**Follow-up pairs**: in each row, a follow-up the construction entails and one it "
                     "contradicts. Each row is one decision; add the pair in the reversed order too.")
-        rows = st.number_input("Pairs", min_value=1, max_value=MAX_PAIRS, value=2, key=f"probe_npairs_{probe.text}")
+        state.setdefault(pair_key("npairs"), 2)
+        rows = st.number_input("Pairs", min_value=1, max_value=MAX_PAIRS, key=pair_key("npairs"),
+                               persist_state="session")
         for row in range(int(rows)):
             c1, c2 = st.columns(2)
-            pairs.append((c1.text_input(f"Entailed {row + 1}", key=f"probe_ent_{row}_{probe.text}",
+            pairs.append((c1.text_input(f"Entailed {row + 1}", key=pair_key("ent", row), persist_state="session",
                                         placeholder="e.g. Squid is worse than shrimp."),
-                          c2.text_input(f"Contradicted {row + 1}", key=f"probe_con_{row}_{probe.text}",
+                          c2.text_input(f"Contradicted {row + 1}", key=pair_key("con", row), persist_state="session",
                                         placeholder="e.g. Shrimp is worse than squid.")))
         pairs = [(e, c) for e, c in pairs if e.strip() and c.strip()]
         if not pairs:

@@ -15,6 +15,7 @@ from pfcore.suites.blocks import (
 from pfcore.ui.downloads import chart, download_csv
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.items_view import item_frame
+from pfcore.ui.links import Param, apply, choice_of, current, opened_query, publish, show_link
 from pfcore.ui.model import scorer as request_scorer
 from pfcore.ui.page import start_page
 
@@ -29,15 +30,23 @@ it with the model in the sidebar."""
 
 choice = start_page("Items", INTRO)
 state = st.session_state
+PARAMS = (Param("suite", "items_kind", choice_of(list(SUITES))),
+          Param("construction", lambda: f"items_cxn_{state.get('items_kind', 'semantic')}",
+                choice_of(list(CONSTRUCTIONS)), many=True),
+          Param("block", lambda: f"items_group_{state.get('items_kind', 'semantic')}"))
 with shown_errors():
-    kind = st.segmented_control("Suite", list(SUITES), format_func=SUITES.get, default="semantic",
-                                required=True, key="items_kind")
+    opened = opened_query("items")
+    notes = apply(PARAMS, opened) if opened is not None else []
+    state.setdefault("items_kind", "semantic")
+    show_link(publish("items", current(PARAMS)), notes)
+    kind = st.segmented_control("Suite", list(SUITES), format_func=SUITES.get, required=True, key="items_kind",
+                                persist_state="session")
     items = item_frame(kind)
     c1, c2, c3, c4 = st.columns(4)
     chosen = ItemFilter(
         constructions=tuple(c1.multiselect("Construction", sorted(items["construction"].unique()),
                                            format_func=lambda c: CONSTRUCTIONS.get(c, c),
-                                           key=f"items_cxn_{kind}")),
+                                           key=f"items_cxn_{kind}", persist_state="session")),
         scales=tuple(c2.multiselect("Scale", sorted(items["scale"].unique()), key=f"items_scale_{kind}")),
         verbs=tuple(c3.multiselect("Verb", sorted(items["verb"].unique()), key=f"items_verb_{kind}")),
         conditions=tuple(c4.multiselect("Condition" if kind == "semantic" else "Manipulation",
@@ -58,11 +67,16 @@ with shown_errors():
 
     st.subheader("One block, scored" if kind == "semantic" else "One base sentence, scored")
     clicked = group_of_row(shown, kind, table.selection.rows[0]) if table.selection.rows else None
-    labels = group_labels(rows, kind, keep=clicked)
+    linked = state.get(f"items_group_{kind}")
+    labels = group_labels(rows, kind, keep=clicked or linked)
     if clicked is not None:
         state[f"items_group_{kind}"] = clicked
+    elif linked is not None and linked not in labels:
+        notes_block = f"block={linked!r} is not among the items shown; the first block is open instead"
+        st.caption(notes_block)
+        state.pop(f"items_group_{kind}")
     group_id = st.selectbox("Block" if kind == "semantic" else "Base sentence", list(labels),
-                            format_func=labels.get, key=f"items_group_{kind}")
+                            format_func=labels.get, key=f"items_group_{kind}", persist_state="session")
     if group_count(rows, kind) > PICKER_LIMIT:
         st.caption(f"The first {PICKER_LIMIT:,} of {group_count(rows, kind):,} blocks are listed; filter the items "
                    "or click a row above to open any other.")

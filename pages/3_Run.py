@@ -1,14 +1,17 @@
 """Run: the full suites on the chosen model, with progress, stop and resume, and downloads."""
+from pathlib import Path
+
 import streamlit as st
 
 from pfcore.items.schema import CONSTRUCTIONS
 from pfcore.plots.accuracy import accuracy_bars_figure
-from pfcore.store.runs import list_runs, load_run
+from pfcore.store.runs import find_run, list_runs, load_run
 from pfcore.suites.registry import PAIRED_FOCUS, get_suite, suites_for
 from pfcore.suites.report import headline_filters, run_label, shown_summary, summary_json
 from pfcore.suites.runner import PlanState, estimate_plan, plan_configs, run_plan
 from pfcore.ui.downloads import chart, download_csv, download_json
 from pfcore.ui.errors import shown_errors
+from pfcore.ui.links import Param, apply, current, opened_query, publish, show_link
 from pfcore.ui.model import scorer
 from pfcore.ui.page import start_page
 from pfcore.ui.progress import UI_CHUNK, format_seconds, plan_caption, progress_callback
@@ -21,6 +24,10 @@ manifest."""
 
 choice = start_page("Run", INTRO)
 state = st.session_state
+RUN_PARAM = Param("run", "run_pick", read=lambda run_id: str(find_run(run_id).path),
+                  write=lambda path: Path(str(path)).name)
+opened = opened_query("run")
+link_notes = apply([RUN_PARAM], opened) if opened is not None else []
 state.setdefault("run_queue", [])
 state.setdefault("run_finished", [])
 with shown_errors():
@@ -77,8 +84,11 @@ with shown_errors():
         st.stop()
     paths = [str(r.path) for r in runs]
     latest = state.get("run_latest")
+    if state.get("run_pick") not in paths:
+        state.pop("run_pick", None)
     picked = st.selectbox("Run", paths, index=paths.index(latest) if latest in paths else 0,
                           format_func=lambda p: run_label(runs[paths.index(p)]), key="run_pick")
+    show_link(publish("run", current([RUN_PARAM])), link_notes)
     record = load_run(picked)
     m = record.manifest
     st.caption(f"Model **{m.model.label}** · scoring {m.scoring} · {m.items.count:,} items "

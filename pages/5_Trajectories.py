@@ -35,6 +35,7 @@ from pfcore.plots.trajectories import construction_figure, curves_figure, fd_fig
 from pfcore.store.results import duplicate_checkpoints, fetch_and_import, import_folder
 from pfcore.ui.downloads import chart, download_csv, slug
 from pfcore.ui.errors import shown_errors
+from pfcore.ui.links import Param, apply, choice_of, current, opened_query, publish, show_link
 from pfcore.ui.page import start_page
 from pfcore.ui.trajectories_view import results_table, widget_key
 
@@ -53,6 +54,8 @@ start_page("Trajectories", INTRO)
 state = st.session_state
 models: dict[str, str] = {}
 shown = None
+opened = opened_query("trajectories")
+link_notes: list[str] = []
 with shown_errors():
     if "traj_message" in state:
         st.success(state.pop("traj_message"))
@@ -64,9 +67,10 @@ with shown_errors():
                 "`python -m pfcore trajectory` (commands below).")
     else:
         names = list(models)
+        link_notes = apply([Param("model", "traj_model", choice_of(names))], opened, ("series",)) if opened else []
         c1, c2 = st.columns([3, 2])
         model = c1.selectbox("Model", names, index=default_model(names), format_func=models.get,
-                             key="traj_model")
+                             key="traj_model", persist_state="session")
         source = c2.selectbox("Numbers from", source_choices(table, model), format_func=source_label,
                               key=widget_key("source", model, ""))
         rows = scoped(table, model, source)
@@ -77,6 +81,11 @@ if shown:
     model, source, rows, available = shown
     with shown_errors():
         st.subheader("Learning curves (Figure 2)")
+        params = (Param("model", "traj_model"),
+                  Param("series", widget_key("series", model, source), choice_of(available), many=True))
+        if opened:
+            link_notes += apply(params[1:], opened, ("model",))
+        show_link(publish("trajectories", current(params)), link_notes)
         c1, c2 = st.columns([3, 2])
         picked = c1.multiselect("Series", available, default=defaults(FIGURE2, available),
                                 format_func=series_label, key=widget_key("series", model, source),

@@ -358,3 +358,44 @@ def test_charts_export_svg_or_png_with_a_telling_name_and_title(tiny_gpt2: Path,
     assert FRAME_EXAMPLE in title and str(tiny_gpt2) in title  # the exported file says what it shows
     at.sidebar.radio(key="chart_format").set_value("png").run()
     assert json.loads(at.get("plotly_chart")[0].proto.config)["toImageButtonOptions"]["format"] == "png"
+
+
+def test_a_link_reopens_the_probe_view(tiny_gpt2: Path, cache_dir: Path) -> None:
+    at = page("pages/1_Probe.py", tiny_gpt2)
+    at.query_params["sentence"] = "He doesn't like shrimp, let alone squid."
+    at.query_params["construction"] = "much_less"
+    at.query_params["entailed"] = "He doesn't like squid either."
+    at.query_params["contradicted"] = "He likes squid."
+    at.query_params["reduction"] = "sideways"
+    at.query_params["colour"] = "blue"
+    at.run()
+    assert not at.exception
+    assert any("He doesn't like shrimp, much less squid." in m for m in texts(at.markdown))
+    assert len(at.dataframe[0].value) == 1  # the pair from the link is scored
+    notes = " ".join(texts(at.caption))
+    assert "colour (not a setting of this page)" in notes and "reduction='sideways'" in notes
+    assert at.query_params["construction"] == ["much_less"] or at.query_params["construction"] == "much_less"
+
+
+def test_links_reopen_items_and_run_views(tiny_gpt2: Path, cache_dir: Path) -> None:
+    at = page("pages/2_Items.py", tiny_gpt2)
+    at.query_params["suite"] = "syntax"
+    at.query_params["construction"] = ["never_mind"]
+    at.run()
+    no_errors(at)
+    assert at.segmented_control(key="items_kind").value == "syntax"
+    assert at.multiselect(key="items_cxn_syntax").value == ["never_mind"]
+    assert set(at.dataframe[0].value["construction"]) == {"never_mind"}
+    assert not any("Session State API" in w for w in texts(at.warning))
+
+    first = run_suite(ModelSpec(name=str(tiny_gpt2)), RunConfig(constructions=("let_alone",), limit_blocks=1))
+    run_suite(ModelSpec(name=str(tiny_gpt2)), RunConfig(constructions=("much_less",), limit_blocks=1))
+    at = page("pages/3_Run.py", tiny_gpt2)
+    at.query_params["run"] = first.path.name
+    at.run()
+    no_errors(at)
+    assert at.selectbox(key="run_pick").value == str(first.path)
+    at = page("pages/3_Run.py", tiny_gpt2)
+    at.query_params["run"] = "no-such-run"
+    at.run()
+    assert not at.exception and any("run='no-such-run'" in c for c in texts(at.caption))

@@ -152,3 +152,17 @@ def test_mixed_effects_on_the_paper_and_with_own_runs(tiny_gpt2: Path, cache_dir
     table = at.dataframe[0].value
     assert set(table["models"]) == {36, 37}
     assert table["data"].str.startswith("paper + your runs").sum() == len(table) / 2
+
+
+def test_a_link_reopens_a_model_and_its_series(tiny_gpt2: Path, cache_dir: Path, own_results: Path) -> None:
+    with_own_results(own_results)
+    at = page(tiny_gpt2)
+    at.query_params["model"] = TINY
+    at.query_params["series"] = ["pf_avg:misaligned"]
+    at.query_params["zoom"] = "9"
+    at.run()
+    no_errors(at)
+    assert at.selectbox(key="traj_model").value == TINY
+    assert at.multiselect(key=widget_key("series", TINY, "own")).value == ["pf_avg:misaligned"]
+    assert traces(at, 0) == ["PF meaning, implausible (pf_avg:misaligned)"]
+    assert any("zoom (not a setting of this page)" in c for c in texts(at.caption))

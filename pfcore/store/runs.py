@@ -78,3 +78,11 @@ def list_runs(root: Path | None = None) -> list[RunRecord]:
             except InputError:
                 continue
     return runs
+
+
+def find_run(run_id: str) -> RunRecord:
+    """The finished run of that id (its folder name under the cache's runs/); KeyError if none."""
+    folder = cache_subdir("runs") / run_id
+    if not run_id or "/" in run_id or not (folder / "manifest.json").is_file():
+        raise KeyError(f"no finished run {run_id!r}")
+    return load_run(folder)

@@ -1,0 +1,92 @@
+"""Links that reopen a view: each page binds its state to the URL's query string. Opening a URL
+puts its values into the page's widgets (unknown or malformed ones are ignored with a note); after
+the widgets run, their values are written back, so the address bar always holds a link to the view."""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+import streamlit as st
+
+PUBLISHED = "_links_published"  # session key: the query each page last wrote
+Query = dict[str, list[str]]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One setting of a view in the URL: its name, the widget it fills (a key, or a function of
+    the state giving it), how to read its text (ValueError when malformed), whether it repeats,
+    and how to turn the widget's value back into text."""
+
+    name: str
+    key: str | Callable[[], str]
+    read: Callable[[str], object] = str
+    many: bool = False
+    write: Callable[[object], str] = str
+
+    def widget_key(self) -> str:
+        """The key of the widget this parameter fills, now."""
+        return self.key() if callable(self.key) else self.key
+
+
+def choice_of(options: Sequence[str]) -> Callable[[str], str]:
+    """A reader that accepts only one of the options."""
+    def read(text: str) -> str:
+        if text not in options:
+            raise ValueError(f"not one of {', '.join(options)}")
+        return text
+    return read
+
+
+def opened_query(page: str) -> Query | None:
+    """The URL's query when it is not the one this page last wrote (a link was opened or edited),
+    else None (the widgets hold the view)."""
+    query = {name: st.query_params.get_all(name) for name in st.query_params}
+    return None if query == st.session_state.get(PUBLISHED, {}).get(page) else query
+
+
+def apply(params: Sequence[Param], query: Mapping[str, list[str]], also_known: Sequence[str] = ()) -> list[str]:
+    """Put the query's values into the widgets' state; a note for each parameter ignored (names
+    in `also_known` are the page's own to handle)."""
+    known = {p.name: p for p in params}
+    notes = [f"{name} (not a setting of this page)" for name in query if name not in known and name not in also_known]
+    for param in params:
+        values = query.get(param.name)
+        if not values:
+            continue
+        try:
+            value = [param.read(v) for v in values] if param.many else param.read(values[-1])
+        except (ValueError, KeyError, TypeError) as exc:
+            notes.append(f"{param.name}={values[-1][:40]!r} ({exc})")
+            continue
+        st.session_state[param.widget_key()] = value
+    return notes
+
+
+def current(params: Sequence[Param]) -> Query:
+    """The widgets' values as a query (empty values left out)."""
+    query: Query = {}
+    for param in params:
+        value = st.session_state.get(param.widget_key())
+        if value is None or value == "" or value == []:
+            continue
+        query[param.name] = [param.write(v) for v in value] if param.many else [param.write(value)]
+    return query
+
+
+def publish(page: str, query: Query) -> str:
+    """Write the view's query into the URL; returns the link to this view."""
+    st.query_params.from_dict(query)
+    st.session_state.setdefault(PUBLISHED, {})[page] = query
+    base = (st.context.url or "").split("?")[0]
+    return f"{base}?{urlencode(query, doseq=True)}" if query else base
+
+
+def show_link(url: str, notes: Sequence[str]) -> None:
+    """The 'Copy link' control (the link, with a copy button), and the ignored parameters."""
+    if notes:
+        st.caption("Ignored in the link: " + "; ".join(notes))
+    with st.popover("Copy link", icon=":material/link:"):
+        st.markdown("This link reopens the page as it is now:")
+        st.code(url or "(the address bar holds the link)", language=None, wrap_lines=True)
