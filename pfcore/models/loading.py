@@ -228,7 +228,28 @@ def load_model(spec: ModelSpec | None = None) -> LoadedModel:
         return loaded
 
 
+_TOKENIZERS: dict[ModelSpec, PreTrainedTokenizerBase] = {}
+
+
+def load_tokenizer(spec: ModelSpec) -> PreTrainedTokenizerBase:
+    """A model's tokenizer alone (the loaded model's, else read from where the model would load,
+    once per process): enough to align cached scores with words without loading the weights."""
+    with _LOCK:
+        if spec in _LOADED:
+            return _LOADED[spec].tokenizer
+        if spec not in _TOKENIZERS:
+            source, local = resolve_source(spec)
+            from transformers import AutoTokenizer
+
+            try:
+                _TOKENIZERS[spec] = AutoTokenizer.from_pretrained(source, **_load_kwargs(spec, source, local))
+            except (Exception, MemoryError) as exc:  # noqa: BLE001 - any failure becomes one clear message
+                raise ModelLoadError(_explain(spec, source, local, exc)) from exc
+        return _TOKENIZERS[spec]
+
+
 def clear_loaded() -> None:
     """Forget every loaded model (tests, and the app's model switch)."""
     with _LOCK:
         _LOADED.clear()
+        _TOKENIZERS.clear()

@@ -1,7 +1,8 @@
 """Tokens to character spans (words, SyntaxGym regions), and per-span aggregation of token values.
 
 A token belongs to the span holding its first non-space character, as in SyntaxGym: a GPT-2
-token " word" with offsets (3, 8) belongs to the word starting at 4.
+token " word" with offsets (3, 8) belongs to the word starting at 4. With `attached_owners`, a
+token of whitespace only (GPT-2's "Ġ" before "2024", a newline) goes with the token after it.
 """
 from __future__ import annotations
 
@@ -35,6 +36,21 @@ def owners(text: str, token_offsets: Sequence[Span], spans: Sequence[Span]) -> l
     """For each token, the index of the span holding its first non-space character, or None."""
     span_of_char = _span_of_char(len(text), spans)
     return [_owner(text, start, end, span_of_char) for start, end in token_offsets]
+
+
+def attached_owners(text: str, token_offsets: Sequence[Span], spans: Sequence[Span]) -> list[int | None]:
+    """`owners`, except that a token of whitespace only belongs with the token after it: it is the
+    leading space of that token's word, so every token with text has a span and words add up to
+    the whole text. Empty tokens (BOS, (0, 0)) and tokens outside every span stay None."""
+    found = owners(text, token_offsets, spans)
+    following: int | None = None
+    for index in reversed(range(len(found))):
+        start, end = token_offsets[index]
+        piece = text[max(start, 0):min(end, len(text))]
+        if found[index] is None and piece.isspace():
+            found[index] = following
+        following = found[index]
+    return found
 
 
 def _span_of_char(length: int, spans: Sequence[Span]) -> list[int | None]:

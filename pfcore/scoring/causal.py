@@ -1,14 +1,17 @@
 """Exact causal-LM scoring that does less work: requests that share a token prefix are packed
 into one prefix tree (one sequence, explicit positions, a tree-shaped attention mask), so shared
 text runs through the model once, and the output layer runs only where a score is needed.
-Token boundaries and the first-token/BOS policy are minicons' `IncrementalLMScorer`'s."""
+Token boundaries and the first-token/BOS policy are minicons' `IncrementalLMScorer`'s. The same
+output-layer pass gives, on request, the beginning-of-word masses of the word correction
+(pfcore.scoring.words), and the entropy and most likely tokens at each position."""
 from __future__ import annotations
 
 import hashlib
 import json
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -18,8 +21,19 @@ from pfcore.errors import InputError
 from pfcore.models.identity import model_identity
 from pfcore.models.loading import LoadedModel
 from pfcore.paths import JsonMemo
+from pfcore.scoring.align import Span
 from pfcore.scoring.methods import ScoringMethod
-from pfcore.scoring.requests import Progress, Reduction, Request, TokenScores, check_length, reduce_all
+from pfcore.scoring.requests import (
+    LN2,
+    Progress,
+    Reduction,
+    Request,
+    RequestError,
+    TokenScores,
+    check_length,
+    reduce_all,
+)
+from pfcore.scoring.words import begins_word, pack_bow, text_ids, token_spans
 
 log = logging.getLogger(__name__)
 
@@ -39,13 +53,49 @@ class ScorerSettings:
     """Choices that change the numbers; recorded in run manifests and cache keys."""
 
     bos: bool = False  # prepend BOS and score the first word too (minicons bos_token=True)
+    bow: bool = False  # also return beginning-of-word log-masses (the word correction's variant)
     pack_tokens: int = 384  # nodes per packed prefix tree
     batch_tokens: int = 6144  # padded tokens per forward pass (halved on out-of-memory)
     tree: bool = True  # pack shared prefixes; False scores each request as its own row
 
 
+@dataclass(frozen=True)
+class Extras:
+    """What the output layer computes beside the targets' log-probs: BOW log-masses at the rows
+    whose target begins a word (ids in `begins_word`) and after each text, entropy, top-k."""
+
+    begins_word: frozenset[int] | None = None
+    entropy: bool = False
+    top_k: int = 0
+
+
+@dataclass(frozen=True)
+class Values:
+    """What the output layer gives one request: its scored tokens' log-probs; the rows (k: before
+    scored token k, n: after the last) that have a BOW log-mass, and those masses; per scored
+    token, the entropy (nats) and the top-k ids and log-probs of its distribution, when asked."""
+
+    logprobs: np.ndarray
+    bow_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    bow: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    entropy: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    top_ids: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.int64))
+    top_logprobs: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+
+
+@dataclass(frozen=True)
+class TokenDetails:
+    """Per scored token: the entropy (bits) of the distribution it was drawn from, and that
+    distribution's most likely token ids with their log-probs (nats), best first."""
+
+    entropy_bits: np.ndarray
+    top_ids: np.ndarray
+    top_logprobs: np.ndarray
+
+
 class CausalScorer:
-    """Scores Requests with a loaded causal LM: per-token log-probs, sums, means."""
+    """Scores Requests with a loaded causal LM: per-token log-probs, sums, means; with
+    `bow` settings, beginning-of-word masses packed beside them (see `bow_scorer`)."""
 
     def __init__(self, loaded: LoadedModel, settings: ScorerSettings | None = None) -> None:
         if loaded.spec.kind != "causal":
@@ -59,6 +109,7 @@ class CausalScorer:
         self.pad_id = self.tok.pad_token_id if self.tok.pad_token_id is not None else self.tok.eos_token_id
         self.max_len = loaded.max_length
         self._token_text: dict[int, str] = {}
+        self._bow_vectors: dict[tuple[int, str], torch.Tensor] = {}
         checks = ExactnessMemo(model_identity(loaded.spec, loaded.source))
         self._head = _split_head(self.model, checks)
         self._tree_ok = self.settings.tree and checks.remember("tree", self._tree_is_exact)
@@ -85,11 +136,11 @@ class CausalScorer:
         for req, ids in zip(requests, full):
             ids = bos + ids
             if len(ids) > self.max_len:
-                raise InputError(f"text is {len(ids)} tokens; {self.loaded.spec.label} reads at most "
-                                 f"{self.max_len}. Shorten it.")
+                raise RequestError(f"text is {len(ids)} tokens; {self.loaded.spec.label} reads at most "
+                                   f"{self.max_len}. Shorten it.", req)
             start = max(n_pre[req.prefix] + len(bos) if req.prefix else 1, 1)
             if start >= len(ids):
-                raise InputError(_nothing_to_score(req, len(ids), self.loaded.spec.label))
+                raise RequestError(_nothing_to_score(req, len(ids), self.loaded.spec.label), req)
             out.append(Encoded(tuple(ids), start))
         return out
 
@@ -101,12 +152,53 @@ class CausalScorer:
     def cache_identity(self) -> dict[str, object]:
         """Model identity plus the settings that change scores (for the score cache)."""
         return {**model_identity(self.loaded.spec, self.loaded.source),
-                **ScoringMethod.CAUSAL.identity(self.settings.bos)}
+                **ScoringMethod.CAUSAL.identity(self.settings.bos, self.settings.bow)}
+
+    @property
+    def _bos_id(self) -> int | None:
+        """The BOS id prepended to whole texts, or None."""
+        return self.tok.bos_token_id if self.settings.bos else None
 
     def text_token_ids(self, text: str) -> tuple[int, ...]:
         """The ids a whole text tokenizes into (with BOS when it is on), scored or not."""
-        bos = [self.tok.bos_token_id] if self.settings.bos else []
-        return tuple(bos + self.tok(text, add_special_tokens=False)["input_ids"])
+        return text_ids(self.tok, text, self._bos_id)
+
+    def token_spans(self, text: str) -> tuple[Span, ...]:
+        """The character span of each of `text_token_ids(text)` (BOS: (0, 0))."""
+        return token_spans(self.tok, text, self._bos_id)
+
+    def bow_scorer(self) -> CausalScorer:
+        """The scorer with `bow` on: its scores pack the BOW log-masses after the log-probs
+        (pfcore.scoring.words.unpack_bow), under their own cache identity."""
+        return self if self.settings.bow else self._bow_twin
+
+    @cached_property
+    def _bow_twin(self) -> CausalScorer:
+        """The BOW variant of this scorer, built once."""
+        return CausalScorer(self.loaded, replace(self.settings, bow=True))
+
+    @cached_property
+    def _word_starts(self) -> np.ndarray:
+        """Per vocabulary id, whether the token begins a word (decided once per tokenizer)."""
+        return begins_word(self.tok)
+
+    @cached_property
+    def _extras(self) -> Extras:
+        """What `score` computes beside the log-probs: the BOW masses for the BOW variant."""
+        if not self.settings.bow:
+            return Extras()
+        return Extras(begins_word=frozenset(np.flatnonzero(self._word_starts).tolist()))
+
+    def _bow_vector(self, size: int, device: torch.device) -> torch.Tensor:
+        """The 0/1 vector over the output layer's `size` ids marking word-beginning tokens (made
+        once per size and device)."""
+        key = (size, str(device))
+        if key not in self._bow_vectors:
+            vector = torch.zeros(size, dtype=torch.float32)
+            starts = torch.from_numpy(self._word_starts[:size])
+            vector[:len(starts)] = starts.float()
+            self._bow_vectors[key] = vector.to(device)
+        return self._bow_vectors[key]
 
     def display_tokens(self, ids: Sequence[int]) -> tuple[str, ...]:
         """Readable token strings (spaces shown as spaces, not as byte markers), memoised per id."""
@@ -122,9 +214,15 @@ class CausalScorer:
         """Per-token scores for each request; identical requests are computed once."""
         unique = list(dict.fromkeys(requests))
         encoded = self.encode_many(unique)
-        values = self.score_encoded(encoded, progress)
+        values = self.score_encoded(encoded, progress, self._extras)
         by_req = {r: self._result(e, v) for r, e, v in zip(unique, encoded, values)}
         return [by_req[r] for r in requests]
+
+    def token_details(self, requests: Sequence[Request], top_k: int = 5) -> list[TokenDetails]:
+        """Per scored token of each request: the entropy of its distribution and its `top_k` most
+        likely tokens (not cached: computed by the model each time)."""
+        values = self.score_encoded(self.encode_many(requests), None, Extras(entropy=True, top_k=top_k))
+        return [TokenDetails(v.entropy / LN2, v.top_ids, v.top_logprobs) for v in values]
 
     def sequence_logprobs(self, texts: Sequence[str], reduction: Reduction = "sum") -> list[float]:
         """log P(sentence) reduced over its scored tokens."""
@@ -137,29 +235,33 @@ class CausalScorer:
             raise InputError("prefixes and continuations must come in pairs")
         return reduce_all(self.score([Request(p, t) for p, t in zip(prefixes, texts)]), reduction)
 
-    def _result(self, enc: Encoded, values: np.ndarray) -> TokenScores:
-        """Wrap the scored part of one encoded request."""
+    def _result(self, enc: Encoded, values: Values) -> TokenScores:
+        """Wrap the scored part of one encoded request (with its BOW masses for the BOW variant)."""
         ids = enc.ids[enc.start:]
-        return TokenScores(ids, values, self.display_tokens)
+        if self.settings.bow:
+            return pack_bow(ids, values.logprobs, values.bow_rows, values.bow, self.display_tokens)
+        return TokenScores(ids, values.logprobs, self.display_tokens)
 
     # ----- engine -----
 
-    def score_encoded(self, encoded: Sequence[Encoded], progress: Progress | None = None) -> list[np.ndarray]:
-        """Log-probs of the scored tokens of each encoded request, in order."""
-        return self._score_encoded(encoded, self._tree_ok, progress)
+    def score_encoded(self, encoded: Sequence[Encoded], progress: Progress | None = None,
+                      extras: Extras = Extras()) -> list[Values]:
+        """What the output layer gives each encoded request, in order."""
+        return self._score_encoded(encoded, self._tree_ok, progress, extras)
 
-    def _score_encoded(self, encoded: Sequence[Encoded], tree: bool,
-                       progress: Progress | None = None) -> list[np.ndarray]:
+    def _score_encoded(self, encoded: Sequence[Encoded], tree: bool, progress: Progress | None = None,
+                       extras: Extras = Extras()) -> list[Values]:
         """Pack (or not), batch within the token budget, halve the budget on out-of-memory."""
         order = sorted(range(len(encoded)), key=lambda i: encoded[i].ids)
-        packs = _make_packs([encoded[i] for i in order], self.settings.pack_tokens if tree else 0)
-        out: list[np.ndarray] = [np.zeros(0)] * len(encoded)
+        tail = extras.begins_word is not None
+        packs = _make_packs([encoded[i] for i in order], self.settings.pack_tokens if tree else 0, tail)
+        out: list[Values] = [Values(np.zeros(0))] * len(encoded)
         done, budget = 0, self.settings.batch_tokens
         batches = _batches(packs, budget)
         while batches:
             batch = batches.pop(0)
             try:
-                results = self._run_batch(batch, tree)
+                results = self._run_batch(batch, tree, extras)
             except (torch.OutOfMemoryError, RuntimeError) as exc:
                 if "out of memory" not in str(exc).lower() or budget <= 64:
                     raise
@@ -176,8 +278,8 @@ class CausalScorer:
         return out
 
     @torch.inference_mode()
-    def _run_batch(self, packs: list[Pack], tree: bool) -> list[list[np.ndarray]]:
-        """One forward pass over packed trees; returns the log-probs each member asked for."""
+    def _run_batch(self, packs: list[Pack], tree: bool, extras: Extras) -> list[list[Values]]:
+        """One forward pass over packed trees; returns what each member asked for."""
         dev = self.model.device
         width = max(len(p.tokens) for p in packs)
         ids = torch.full((len(packs), width), self.pad_id, dtype=torch.long)
@@ -194,32 +296,43 @@ class CausalScorer:
         rows = [(b, q) for b, p in enumerate(packs) for q in p.queries]
         index_b = torch.tensor([b for b, _ in rows])
         index_q = torch.tensor([q for _, q in rows])
-        picks = _Picks.of(packs)
-        values = self._target_logprobs(ids.to(dev), kwargs, index_b.to(dev), index_q.to(dev), picks)
-        members = iter(np.split(values, np.cumsum(picks.sizes)[:-1]))
+        picks = _Picks.of(packs, extras.begins_word)
+        flat = self._target_logprobs(ids.to(dev), kwargs, index_b.to(dev), index_q.to(dev), picks, extras)
+        members = iter(flat.split(picks))
         return [[next(members) for _ in p.member_slices] for p in packs]
 
     def _target_logprobs(self, ids: torch.Tensor, kwargs: dict, b: torch.Tensor, q: torch.Tensor,
-                         picks: _Picks) -> np.ndarray:
-        """log P(target) at each picked (query row, target): the output layer and log-softmax run
-        only at the query positions, a slice of rows at a time, so no vocabulary-wide buffer for
-        the whole batch is ever made (at 49k words, one for 4,000 rows is 800 MB)."""
+                         picks: _Picks, extras: Extras) -> _Flat:
+        """log P(target) at each picked (query row, target), and the extras asked for: the output
+        layer and log-softmax run only at the query positions, a slice of rows at a time, so no
+        vocabulary-wide buffer for the whole batch is ever made (at 49k words, one for 4,000 rows
+        is 800 MB); the BOW mass is one product with a 0/1 vector, at the rows that need it."""
         if self._head is not None:
             base, head = self._head
             at_queries = base(input_ids=ids, use_cache=False, **kwargs).last_hidden_state[b, q]
         else:
             head = torch.nn.Identity()
             at_queries = self.model(input_ids=ids, use_cache=False, **kwargs).logits[b, q]
-        rows = torch.as_tensor(picks.rows, device=at_queries.device)
-        tokens = torch.as_tensor(picks.tokens, device=at_queries.device)
-        out = torch.empty(len(picks.rows), dtype=torch.float32, device=at_queries.device)
+        dev = at_queries.device
+        rows, tokens = torch.as_tensor(picks.rows, device=dev), torch.as_tensor(picks.tokens, device=dev)
+        bow_rows = torch.as_tensor(picks.bow_rows, dtype=torch.long, device=dev)
+        out = torch.empty(len(picks.rows), dtype=torch.float32, device=dev)
+        bow = torch.empty(len(picks.bow_rows), dtype=torch.float32, device=dev)
+        stats = _RowStats.empty(len(at_queries), extras, dev)
         for start in range(0, len(at_queries), HEAD_ROWS):
             logits = head(at_queries[start:start + HEAD_ROWS]).float()
             lse = logits.logsumexp(-1)  # as minicons: log P = logit - logsumexp(logits)
             sel = (rows >= start) & (rows < start + HEAD_ROWS)
             local = rows[sel] - start
             out[sel] = logits[local, tokens[sel]] - lse[local]
-        return out.cpu().numpy().astype(np.float64)
+            at = (bow_rows >= start) & (bow_rows < start + HEAD_ROWS)
+            if at.any():
+                local = bow_rows[at] - start
+                probs = (logits[local] - lse[local, None]).exp()
+                bow[at] = (probs @ self._bow_vector(logits.shape[-1], dev)).log()
+            stats.fill(start, logits, lse, extras)
+        return _Flat(out.cpu().numpy().astype(np.float64), bow.cpu().numpy().astype(np.float64),
+                     stats.at(rows))
 
     def _tree_is_exact(self) -> bool:
         """Check once that packing two branches gives the plain forward pass's numbers."""
@@ -232,7 +345,7 @@ class CausalScorer:
             log.info("tree packing unsupported for this model (%s); scoring rows", exc)
             return False
         plain = self._score_encoded(probe, tree=False)
-        exact = all(np.allclose(x, y, atol=1e-4) for x, y in zip(packed, plain))
+        exact = all(np.allclose(x.logprobs, y.logprobs, atol=1e-4) for x, y in zip(packed, plain))
         if not exact:
             log.info("tree packing differs from plain scoring for this model; scoring rows")
         return exact
@@ -248,29 +361,95 @@ def _nothing_to_score(req: Request, n_tokens: int, label: str) -> str:
             "or --bos with a model that has a BOS token.")
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Picks:
     """The (query row, target token) pairs a batch needs, member after member, with each
-    member's count."""
+    member's count; and the query rows that need a BOW mass, with each one's place in its member
+    (k: before scored token k, n: after the last token) and each member's count of them."""
 
-    rows: list[int]
-    tokens: list[int]
-    sizes: list[int]
+    rows: list[int] = field(default_factory=list)
+    tokens: list[int] = field(default_factory=list)
+    sizes: list[int] = field(default_factory=list)
+    bow_rows: list[int] = field(default_factory=list)
+    bow_places: list[int] = field(default_factory=list)
+    bow_sizes: list[int] = field(default_factory=list)
 
     @classmethod
-    def of(cls, packs: list[Pack]) -> _Picks:
-        """Flatten the packs' member slices, numbering query rows across the whole batch."""
-        rows: list[int] = []
-        tokens: list[int] = []
-        sizes: list[int] = []
+    def of(cls, packs: list[Pack], begins_word: frozenset[int] | None = None) -> _Picks:
+        """Flatten the packs' member slices, numbering query rows across the whole batch; BOW rows
+        are those whose target begins a word, and each member's tail (when `begins_word` is given)."""
+        picks = cls()
         offset = 0
         for p in packs:
-            for query_rows, targets in p.member_slices:
-                rows += [offset + r for r in query_rows]
-                tokens += targets
-                sizes.append(len(targets))
+            for (query_rows, targets), tail in zip(p.member_slices, p.tails):
+                picks.rows += [offset + r for r in query_rows]
+                picks.tokens += targets
+                picks.sizes.append(len(targets))
+                if begins_word is not None:
+                    places = [k for k, t in enumerate(targets) if t in begins_word]
+                    picks.bow_rows += [offset + query_rows[k] for k in places] + [offset + tail]
+                    picks.bow_places += [*places, len(targets)]
+                    picks.bow_sizes.append(len(places) + 1)
             offset += len(p.queries)
-        return cls(rows, tokens, sizes)
+        return picks
+
+
+@dataclass(frozen=True)
+class _RowStats:
+    """Entropy (nats) and top-k ids and log-probs of each query row of a batch, when asked."""
+
+    entropy: torch.Tensor
+    top_ids: torch.Tensor
+    top_logprobs: torch.Tensor
+
+    @classmethod
+    def empty(cls, n_rows: int, extras: Extras, device: torch.device) -> _RowStats:
+        """Room for the rows' statistics (none unless `extras` asks)."""
+        rows = n_rows if extras.entropy or extras.top_k else 0
+        return cls(torch.zeros(rows, device=device),
+                   torch.zeros((rows, extras.top_k), dtype=torch.long, device=device),
+                   torch.zeros((rows, extras.top_k), device=device))
+
+    def fill(self, start: int, logits: torch.Tensor, lse: torch.Tensor, extras: Extras) -> None:
+        """Compute the statistics of one slice of rows from its logits."""
+        if not len(self.entropy):
+            return
+        logprobs = logits - lse[:, None]
+        end = start + len(logits)
+        self.entropy[start:end] = torch.special.entr(logprobs.exp()).sum(-1)
+        if extras.top_k:
+            values, ids = logprobs.topk(min(extras.top_k, logits.shape[-1]), dim=-1)
+            self.top_ids[start:end, :ids.shape[1]] = ids
+            self.top_logprobs[start:end, :ids.shape[1]] = values
+
+    def at(self, rows: torch.Tensor) -> _RowStats:
+        """The statistics of the given rows (one per picked target), on the CPU."""
+        if not len(self.entropy):
+            return self
+        return _RowStats(self.entropy[rows].cpu(), self.top_ids[rows].cpu(), self.top_logprobs[rows].cpu())
+
+
+@dataclass(frozen=True)
+class _Flat:
+    """A batch's output-layer values, flat over its members (see _Picks)."""
+
+    logprobs: np.ndarray
+    bow: np.ndarray
+    stats: _RowStats
+
+    def split(self, picks: _Picks) -> list[Values]:
+        """One Values per member, in the order of `picks` (fields not asked for keep defaults)."""
+        cuts = np.cumsum(picks.sizes)[:-1]
+        fields: dict[str, list[np.ndarray]] = {"logprobs": np.split(self.logprobs, cuts)}
+        if picks.bow_sizes:
+            bow_cuts = np.cumsum(picks.bow_sizes)[:-1]
+            fields["bow_rows"] = np.split(np.asarray(picks.bow_places, dtype=np.int64), bow_cuts)
+            fields["bow"] = np.split(self.bow, bow_cuts)
+        if len(self.stats.entropy):
+            fields["entropy"] = np.split(self.stats.entropy.numpy().astype(np.float64), cuts)
+            fields["top_ids"] = np.split(self.stats.top_ids.numpy(), cuts)
+            fields["top_logprobs"] = np.split(self.stats.top_logprobs.numpy().astype(np.float64), cuts)
+        return [Values(**dict(zip(fields, values))) for values in zip(*fields.values())]
 
 
 @dataclass
@@ -283,10 +462,12 @@ class Pack:
     members: list[int]  # indices of the requests (in sorted order) it answers
     queries: list[int]  # node positions whose next-token distribution is needed
     member_slices: list[tuple[list[int], list[int]]]  # per member: query rows, target token ids
+    tails: list[int]  # per member: the query row after its last token (-1: not asked for)
 
 
-def _make_packs(encoded: Sequence[Encoded], pack_tokens: int) -> list[Pack]:
-    """Group sorted requests into prefix trees of at most `pack_tokens` nodes (0: one per request)."""
+def _make_packs(encoded: Sequence[Encoded], pack_tokens: int, tail: bool = False) -> list[Pack]:
+    """Group sorted requests into prefix trees of at most `pack_tokens` nodes (0: one per request);
+    with `tail`, each request also queries the row after its last token."""
     packs: list[Pack] = []
     current: list[tuple[int, Encoded]] = []
     size = 0
@@ -294,12 +475,12 @@ def _make_packs(encoded: Sequence[Encoded], pack_tokens: int) -> list[Pack]:
         shared = _common_prefix(current[-1][1].ids, enc.ids) if current else 0
         grow = len(enc.ids) - shared
         if current and (pack_tokens == 0 or size + grow > pack_tokens):
-            packs.append(_build_pack(current))
+            packs.append(_build_pack(current, tail))
             current, size, grow = [], 0, len(enc.ids)
         current.append((i, enc))
         size += grow
     if current:
-        packs.append(_build_pack(current))
+        packs.append(_build_pack(current, tail))
     return packs
 
 
@@ -313,11 +494,20 @@ def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     return n
 
 
-def _build_pack(members: list[tuple[int, Encoded]]) -> Pack:
-    """Insert requests into a trie and record, per request, which node predicts which token."""
+def _build_pack(members: list[tuple[int, Encoded]], tail: bool = False) -> Pack:
+    """Insert requests into a trie and record, per request, which node predicts which token (and,
+    with `tail`, the row after its last token)."""
     children: dict[tuple[int, int], int] = {}
-    pack = Pack([], [], [], [], [], [])
+    pack = Pack([], [], [], [], [], [], [])
     query_row: dict[int, int] = {}
+
+    def row_of(node: int) -> int:
+        """The query row of a node, added on first use."""
+        if node not in query_row:
+            query_row[node] = len(pack.queries)
+            pack.queries.append(node)
+        return query_row[node]
+
     for index, enc in members:
         node, path = -1, []
         for depth, tok in enumerate(enc.ids):
@@ -329,16 +519,10 @@ def _build_pack(members: list[tuple[int, Encoded]]) -> Pack:
                 pack.depths.append(depth)
             node = children[key]
             path.append(node)
-        rows, targets = [], []
-        for pos in range(enc.start, len(enc.ids)):
-            q = path[pos - 1]
-            if q not in query_row:
-                query_row[q] = len(pack.queries)
-                pack.queries.append(q)
-            rows.append(query_row[q])
-            targets.append(enc.ids[pos])
+        rows = [row_of(path[pos - 1]) for pos in range(enc.start, len(enc.ids))]
         pack.members.append(index)
-        pack.member_slices.append((rows, targets))
+        pack.member_slices.append((rows, list(enc.ids[enc.start:])))
+        pack.tails.append(row_of(path[-1]) if tail else -1)
     return pack
 
 

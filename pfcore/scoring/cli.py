@@ -1,29 +1,58 @@
-"""`python -m pfcore score`: per-token log-probs and surprisals of one text, as a table or JSON."""
+"""`python -m pfcore score`: per-token log-probs and surprisals of one text (with its words, the
+entropy and the most likely tokens on request), or the long word or region table of a stimuli
+file; for one model or several, as a table, CSV or JSON. Scores go through the score cache, and a
+rerun served from it loads the tokenizer alone, not the model."""
 from __future__ import annotations
 
 import argparse
 import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
 
-from pfcore.cli_common import add_model_args, spec_from_args
+import pandas as pd
+
+from pfcore.analysis.regions import Level, read_stimuli_file, stimuli_table
+from pfcore.cli_common import add_model_args, positive_int, progress_bar, specs_from_args
 from pfcore.errors import InputError
-from pfcore.models.loading import load_model
-from pfcore.scoring.causal import CausalScorer, ScorerSettings
-from pfcore.scoring.requests import Request, TokenScores, check_length, finite
+from pfcore.items.formats import write_text_atomic
+from pfcore.models.spec import ModelSpec
+from pfcore.scoring.factory import LazyScorer
+from pfcore.scoring.methods import ScoringMethod
+from pfcore.scoring.requests import Progress, Request, RequestScorer, TokenScores, check_length, finite
+from pfcore.scoring.words import ScoredText, ScoreFn, score_texts
 from pfcore.store.cache import ScoreCache, score_cached
+
+TOP_K = 5
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `score` sub-command."""
-    p = sub.add_parser("score", help="score a continuation given a prefix, or one sentence",
-                       description="log P(CONTINUATION | PREFIX), or of one sentence with --sentence")
+    p = sub.add_parser("score", help="score a continuation given a prefix, one sentence, or a stimuli file",
+                       description="log P(CONTINUATION | PREFIX), of one sentence with --sentence, or the "
+                       "long word/region table of a stimuli file with --file")
     p.add_argument("prefix", nargs="?", help="the context the continuation is conditioned on")
     p.add_argument("continuation", nargs="?", help="the text whose tokens are scored")
     p.add_argument("--sentence", help="score this whole sentence instead (first token unscored "
                    "unless --bos)")
+    p.add_argument("--file", help="a stimuli CSV (a 'sentence' column, other columns carried through), "
+                   "SyntaxGym's long CSV or a SyntaxGym suite JSON: one row per word or region")
+    p.add_argument("--words", action="store_true", help="per word: surprisal with and without the "
+                   "beginning-of-word correction (the default for a stimuli CSV)")
+    p.add_argument("--regions", action="store_true", help="with --file: per SyntaxGym region, summed "
+                   "over its words (the default for SyntaxGym files)")
+    p.add_argument("--corrected", action=argparse.BooleanOptionalAction, default=True,
+                   help="words' surprisal_bits with the beginning-of-word correction (default); "
+                   "--no-corrected skips it and reports the plain token sums there")
+    p.add_argument("--entropy", action="store_true", help="add the entropy of each token's distribution")
+    p.add_argument("--top-k", type=positive_int, nargs="?", const=TOP_K, metavar="K",
+                   help=f"add each position's K most likely tokens (K = {TOP_K} when not given)")
+    p.add_argument("--out", help="with --file: write the table to this CSV (atomically)")
     p.add_argument("--bos", action="store_true", help="prepend BOS so the first token is scored too")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the score cache")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    add_model_args(p, kind=False)
+    p.add_argument("--json", action="store_true", help="print JSON: one object per model, a list under "
+                   "'results' when there are several")
+    add_model_args(p, kind=False, several=True)
     p.set_defaults(func=run)
 
 
@@ -34,7 +63,7 @@ def request_from_args(args: argparse.Namespace) -> Request:
             raise InputError("give either --sentence S or PREFIX CONTINUATION, not both")
         request = Request("", args.sentence)
     elif args.prefix is None or args.continuation is None:
-        raise InputError("give PREFIX and CONTINUATION, or --sentence S")
+        raise InputError("give PREFIX and CONTINUATION, or --sentence S, or --file F")
     elif not args.prefix.strip():
         raise InputError("empty prefix: use --sentence to score a text on its own")
     else:
@@ -59,6 +88,14 @@ def as_json(model: str, req: Request, scores: TokenScores, bos: bool) -> dict[st
     }
 
 
+def words_json(scorer: RequestScorer, scored: ScoredText) -> list[dict[str, object]]:
+    """The `words` list: each word, its span, both surprisals (null when unscored) and its tokens."""
+    return [{"word": w.text, "start": w.start, "end": w.end, "surprisal_bits": finite(w.surprisal_bits),
+             "surprisal_bits_uncorrected": finite(w.surprisal_bits_uncorrected),
+             "tokens": list(scorer.display_tokens(scored.token_ids[w.first:w.first + w.n_tokens]))}
+            for w in scored.words]
+
+
 def table(scores: TokenScores) -> str:
     """A plain-text per-token table with totals."""
     lines = [f"{'token':<20} {'logprob':>10} {'surprisal(bits)':>16}"]
@@ -68,15 +105,130 @@ def table(scores: TokenScores) -> str:
     return "\n".join(lines)
 
 
-def run(args: argparse.Namespace) -> int:
-    """Load the model, score the request (through the cache), print it."""
-    req = request_from_args(args)
-    loaded = load_model(spec_from_args(args))
-    scorer = CausalScorer(loaded, ScorerSettings(bos=args.bos))
-    cache = None if args.no_cache else ScoreCache()
-    scores = score_cached(scorer, [req], cache)[0]
+def words_table(scored: ScoredText) -> str:
+    """A plain-text per-word table: corrected and uncorrected surprisal and token count."""
+    lines = [f"{'word':<20} {'bits':>10} {'uncorrected':>12} {'tokens':>7}"]
+    for w in scored.words:
+        lines.append(f"{w.text:<20} {w.surprisal_bits:>10.4f} {w.surprisal_bits_uncorrected:>12.4f} "
+                     f"{w.n_tokens:>7}")
+    return "\n".join(lines)
+
+
+Details = tuple[list[float], list[list[tuple[str, float]]]]
+"""Per scored token: the entropy (bits) of its distribution, and its top-k (token, log-prob)."""
+
+
+def details(scorer: LazyScorer, req: Request, top_k: int | None) -> Details:
+    """Entropy and, when asked, the top-k tokens of each scored position; these need the model
+    itself and are not cached."""
+    from pfcore.scoring.causal import CausalScorer  # torch: only when the model is needed
+
+    real = scorer.scorer
+    if not isinstance(real, CausalScorer):
+        raise InputError("entropy and top-k need a causal model")
+    found = real.token_details([req], top_k or TOP_K)[0]
+    tops = [list(zip(real.display_tokens(ids), lps.tolist())) for ids, lps in
+            zip(found.top_ids.tolist(), found.top_logprobs)] if top_k else []
+    return found.entropy_bits.tolist(), tops
+
+
+def details_json(found: Details) -> dict[str, object]:
+    """The `entropy_bits` list, and the `top_k` list of {token, logprob} lists when asked."""
+    entropy, tops = found
+    out: dict[str, object] = {"entropy_bits": entropy}
+    if tops:
+        out["top_k"] = [[{"token": t, "logprob": lp} for t, lp in top] for top in tops]
+    return out
+
+
+def details_table(found: Details) -> str:
+    """Entropy and the most likely tokens per scored position, as text."""
+    entropy, tops = found
+    lines = [f"{'entropy(bits)':>14}  most likely tokens here"]
+    for bits, top in zip(entropy, tops or [[] for _ in entropy]):
+        lines.append(f"{bits:>14.4f}  " + ", ".join(f"{t!r} {lp:.2f}" for t, lp in top))
+    return "\n".join(lines)
+
+
+def cached(cache: ScoreCache | None, progress: Progress | None = None) -> ScoreFn:
+    """Score through the cache (or none)."""
+    def score(scorer: RequestScorer, requests: Sequence[Request]) -> list[TokenScores]:
+        return score_cached(scorer, requests, cache, progress)
+    return score
+
+
+def score_one(spec: ModelSpec, req: Request, args: argparse.Namespace,
+              cache: ScoreCache | None) -> tuple[dict[str, object], str]:
+    """One model's JSON object and text table for one request."""
+    scorer = LazyScorer(spec, ScoringMethod.CAUSAL, args.bos)
+    scored = score_texts(scorer, [req], cached(cache), args.corrected)[0] if args.words else None
+    scores = scored.scores if scored else cached(cache)(scorer, [req])[0]
+    out = as_json(spec.label, req, scores, args.bos)
+    text = [table(scores)]
+    if scored:
+        out["words"] = words_json(scorer, scored)
+        text.append(words_table(scored))
+    if args.entropy or args.top_k:
+        found = details(scorer, req, args.top_k)
+        out.update(details_json(found))
+        text.append(details_table(found))
+    return out, "\n".join(text)
+
+
+def file_level(args: argparse.Namespace, default: Level) -> Level:
+    """--words or --regions (not both), else the file's default."""
+    if args.words and args.regions:
+        raise InputError("give --words or --regions, not both")
+    return "words" if args.words else "regions" if args.regions else default
+
+
+def score_file(args: argparse.Namespace, specs: list[ModelSpec], cache: ScoreCache | None) -> int:
+    """The long table of a stimuli file, per model, to --out, stdout (CSV) or JSON."""
+    if args.prefix or args.continuation or args.sentence is not None:
+        raise InputError("give --file alone, without --sentence or PREFIX CONTINUATION")
+    if args.entropy or args.top_k:
+        raise InputError("--entropy and --top-k are per token: use them with --sentence or PREFIX CONTINUATION")
+    stimuli = read_stimuli_file(args.file)
+    level = file_level(args, stimuli.default_level)
+    tables = []
+    for spec in specs:
+        bar = progress_bar(spec.label, enabled=sys.stderr.isatty() or not args.json)
+        scorer = LazyScorer(spec, ScoringMethod.CAUSAL, args.bos)
+        tables.append(stimuli_table(stimuli, scorer, spec, level, args.corrected, cached(cache, bar)))
+    both = pd.concat(tables, ignore_index=True)
+    if args.out:
+        write_text_atomic(Path(args.out), both.to_csv(index=False))
     if args.json:
-        print(json.dumps(as_json(loaded.spec.label, req, scores, args.bos), allow_nan=False))
+        results = [{"model": spec.label, "revision": spec.revision, "level": level, "rows": json_rows(part)}
+                   for spec, part in zip(specs, tables)]
+        print(json.dumps(results[0] if len(results) == 1 else {"results": results}, allow_nan=False))
+    elif args.out:
+        print(f"{len(both):,} rows ({level}) written to {args.out}")
     else:
-        print(table(scores))
+        sys.stdout.write(both.to_csv(index=False))
+    return 0
+
+
+def json_rows(df: pd.DataFrame) -> list[dict[str, object]]:
+    """A table's rows as JSON-ready dicts (NaN as null)."""
+    rows: list[dict[str, object]] = json.loads(df.to_json(orient="records", double_precision=15))
+    return rows
+
+
+def run(args: argparse.Namespace) -> int:
+    """Score the request or the file with each model (through the cache) and print the results."""
+    specs = specs_from_args(args)
+    cache = None if args.no_cache else ScoreCache()
+    if args.file:
+        return score_file(args, specs, cache)
+    if args.regions or args.out:
+        raise InputError("--regions and --out go with --file")
+    req = request_from_args(args)
+    results = [score_one(spec, req, args, cache) for spec in specs]
+    if args.json:
+        objects = [obj for obj, _ in results]
+        print(json.dumps(objects[0] if len(objects) == 1 else {"results": objects}, allow_nan=False))
+    else:
+        print("\n\n".join(text if len(specs) == 1 else f"model {spec.label}\n{text}"
+                          for spec, (_, text) in zip(specs, results)))
     return 0

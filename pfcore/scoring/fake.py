@@ -9,8 +9,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from pfcore.scoring.align import Span, word_spans
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import Progress, Request, TokenScores
+from pfcore.scoring.words import pack_bow
 
 FAKE_MODEL = "pfcore-fake-scorer"
 ENABLE_VAR = "PFCORE_FAKE_SCORER"
@@ -39,7 +41,11 @@ def _logprob(context: str, word: str) -> float:
 
 class FakeScorer:
     """Scores requests word by word with `_logprob`; the first word of a whole text is unscored,
-    as a causal model without BOS leaves it."""
+    as a causal model without BOS leaves it. Its BOW variant packs a log BOW mass of 0 at every
+    row: each of its tokens is a word, so a word surely begins after each."""
+
+    def __init__(self, bow: bool = False) -> None:
+        self.bow = bow
 
     @property
     def method(self) -> ScoringMethod:
@@ -64,7 +70,11 @@ class FakeScorer:
         for word in words[start:]:
             logprobs.append(_logprob(history, word))
             history += word
-        return TokenScores(tuple(_word_id(w) for w in words[start:]), np.array(logprobs), self.display_tokens)
+        ids = tuple(_word_id(w) for w in words[start:])
+        if self.bow:
+            return pack_bow(ids, np.array(logprobs), range(len(ids) + 1), np.zeros(len(ids) + 1),
+                            self.display_tokens)
+        return TokenScores(ids, np.array(logprobs), self.display_tokens)
 
     def display_tokens(self, ids: Sequence[int]) -> tuple[str, ...]:
         """The words the ids stand for."""
@@ -72,9 +82,17 @@ class FakeScorer:
 
     def cache_identity(self) -> dict[str, object]:
         """Its own cache namespace."""
-        return {"name": FAKE_MODEL, "scorer": "fake"}
+        return {"name": FAKE_MODEL, "scorer": "fake", **({"bow": True} if self.bow else {})}
 
     def text_token_ids(self, text: str) -> tuple[int, ...]:
         """A text's words as ids."""
         words = text.split()
         return tuple(_word_id(w if i == 0 else f" {w}") for i, w in enumerate(words))
+
+    def token_spans(self, text: str) -> tuple[Span, ...]:
+        """Its tokens are the words."""
+        return tuple(word_spans(text))
+
+    def bow_scorer(self) -> FakeScorer:
+        """The variant with BOW masses (all 0: every token begins a word)."""
+        return self if self.bow else FakeScorer(bow=True)

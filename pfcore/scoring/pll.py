@@ -10,9 +10,11 @@ import numpy as np
 from pfcore.errors import InputError
 from pfcore.models.identity import model_identity
 from pfcore.models.loading import LoadedModel
+from pfcore.scoring.align import Span
 from pfcore.scoring.masked import MaskedScorer
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import BLANK, Progress, Request, TokenScores
+from pfcore.scoring.words import text_ids, token_spans
 
 
 class _MaskedRequestScorer:
@@ -38,7 +40,15 @@ class _MaskedRequestScorer:
 
     def text_token_ids(self, text: str) -> tuple[int, ...]:
         """The ids of a text without special tokens."""
-        return tuple(self.loaded.tokenizer(text, add_special_tokens=False)["input_ids"])
+        return text_ids(self.loaded.tokenizer, text)
+
+    def token_spans(self, text: str) -> tuple[Span, ...]:
+        """The character span of each of `text_token_ids(text)`."""
+        return token_spans(self.loaded.tokenizer, text)
+
+    def bow_scorer(self) -> None:
+        """None: the beginning-of-word correction is for causal models (PLL words keep their sums)."""
+        return None
 
     def _wrap(self, pairs: Sequence[list[tuple[int, float]]], progress: Progress | None) -> list[TokenScores]:
         """(id, log-prob) lists as TokenScores, reporting the work as done."""

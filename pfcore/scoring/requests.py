@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 import numpy as np
 
 from pfcore.errors import InputError
+from pfcore.scoring.align import Span
 
 if TYPE_CHECKING:
     from pfcore.scoring.methods import ScoringMethod
@@ -35,6 +36,15 @@ class Request:
         check_text(self.text)
 
 
+class RequestError(InputError):
+    """An InputError about one request (too long, nothing to score); it carries the request, so
+    whoever scores a file can say which row or item the request came from."""
+
+    def __init__(self, message: str, request: Request) -> None:
+        super().__init__(message)
+        self.request = request
+
+
 def finite(value: float) -> float | None:
     """A number for JSON: NaN and infinities become None (JSON has no NaN)."""
     return value if math.isfinite(value) else None
@@ -43,10 +53,10 @@ def finite(value: float) -> float | None:
 def check_length(req: Request) -> None:
     """Refuse empty or oversized text, before any model is loaded or any tokenizing done."""
     if not req.text.strip():
-        raise InputError("empty text: there is nothing to score")
+        raise RequestError("empty text: there is nothing to score", req)
     if len(req.prefix) + len(req.text) > MAX_TEXT_CHARS:
-        raise InputError(f"text too long ({len(req.prefix) + len(req.text):,} characters; "
-                         f"the limit is {MAX_TEXT_CHARS:,})")
+        raise RequestError(f"text too long ({len(req.prefix) + len(req.text):,} characters; "
+                           f"the limit is {MAX_TEXT_CHARS:,})", req)
 
 
 def check_text(text: str) -> None:
@@ -105,7 +115,8 @@ def reduce_all(scores: Sequence[TokenScores], how: Reduction = "sum") -> list[fl
 
 class RequestScorer(Protocol):
     """What the rest of pfcore needs of a scorer (causal, masked PLL or blank readout, fake):
-    scores, display strings, cache key material, and how a text splits into tokens."""
+    scores, display strings, cache key material, how a text splits into tokens (ids and character
+    spans, for words and regions), and the variant that adds beginning-of-word masses."""
 
     @property
     def method(self) -> ScoringMethod:
@@ -126,4 +137,13 @@ class RequestScorer(Protocol):
 
     def text_token_ids(self, text: str) -> tuple[int, ...]:
         """The ids a whole text tokenizes into, scored or not (to show unscored leading tokens)."""
+        ...
+
+    def token_spans(self, text: str) -> tuple[Span, ...]:
+        """The character span of each token `text_token_ids(text)` gives (a BOS gets (0, 0))."""
+        ...
+
+    def bow_scorer(self) -> RequestScorer | None:
+        """The variant whose scores also carry beginning-of-word log-masses, for the word
+        correction (it has its own cache identity); None where the correction does not apply."""
         ...

@@ -66,6 +66,8 @@ def add_run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reduction", choices=("mean", "sum"), default="mean",
                    help="log-prob per token (the paper's code) or summed")
     p.add_argument("--bos", action="store_true", help="prepend BOS so first tokens are scored")
+    p.add_argument("--corrected", action="store_true", help="syntaxgym: aggregate regions over words "
+                   "with the beginning-of-word correction instead of over token surprisals")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the score cache")
     p.add_argument("--chunk", type=positive_int, default=2048, help="requests scored between two commits "
                    "to the score cache (what an interruption can lose at most)")
@@ -76,7 +78,8 @@ def config_from_args(args: argparse.Namespace, suite: str) -> RunConfig:
     constructions = () if args.construction == "all" else (args.construction,)
     return RunConfig(suite=suite, constructions=constructions, items_path=args.items,
                      limit_blocks=args.limit_blocks, scoring=args.scoring,
-                     reduction=args.reduction, bos=args.bos, use_cache=not args.no_cache,
+                     reduction=args.reduction, bos=args.bos, corrected=args.corrected,
+                     use_cache=not args.no_cache,
                      chunk=args.chunk, out=getattr(args, "out", None),
                      password=args.password or os.environ.get("PFCORE_EWOK_PASSWORD"))
 

@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 from pfcore.errors import InputError
-from pfcore.suites import affinity, blimp, comps, ewok, semantic, syntax
+from pfcore.suites import affinity, blimp, comps, ewok, semantic, syntax, syntaxgym
 from pfcore.suites.base import Suite
 
 SUITES: dict[str, Suite] = {s.name: s for s in (semantic.SUITE, syntax.SUITE, affinity.SUITE,
-                                                 blimp.SUITE, comps.SUITE, ewok.SUITE)}
+                                                 blimp.SUITE, comps.SUITE, ewok.SUITE, syntaxgym.SUITE)}
 PAIRED_FOCUS = ("semantic", "syntax", "affinity")  # the paper's own suites
 
 

@@ -9,7 +9,7 @@ from pfcore.scoring.requests import finite
 from pfcore.store.runs import RunRecord
 from pfcore.suites.registry import get_suite
 
-PIVOTED = ("semantic", "syntax")  # accuracy suites printed as construction x filter, in percent
+PIVOTED = ("semantic", "syntax", "syntaxgym")  # accuracy suites printed as construction x filter, in percent
 
 
 def summary_json(record: RunRecord) -> dict[str, object]:

@@ -33,6 +33,8 @@ PAGES = (
              "the paper's reference results beside your own runs; accuracy against model size."),
     PageInfo("pages/5_Trajectories.py", "Trajectories", ":material/timeline:",
              "accuracy over training checkpoints: when form and meaning are learned."),
+    PageInfo("pages/6_Stimuli.py", "Stimuli", ":material/table_view:",
+             "your own sentences or SyntaxGym suites, scored per word and per region."),
 )
 
 

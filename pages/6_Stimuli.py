@@ -1,0 +1,61 @@
+"""Stimuli: your own sentences (a CSV), SyntaxGym's long CSV or a SyntaxGym suite, scored per word and
+per region with the model in the sidebar; SyntaxGym's predictions and the long tables to download."""
+import streamlit as st
+
+from pfcore.analysis.regions import analyse_stimuli, read_stimuli_file, stimuli_from_upload, word_bars
+from pfcore.plots.regions import region_bars_figure
+from pfcore.plots.tokens import token_bars_figure
+from pfcore.ui.downloads import chart, download_csv, slug
+from pfcore.ui.errors import shown_errors
+from pfcore.ui.model import scorer
+from pfcore.ui.page import start_page
+from pfcore.ui.progress import progress_callback
+
+INTRO = """Score your own stimuli per **word** and per **region**. Give a CSV with a `sentence` column
+(other columns, such as item and condition, are carried through), SyntaxGym's long CSV
+(`item_number, condition_name, region_number, region_name, content`), or a SyntaxGym suite JSON,
+whose predictions are evaluated too. A word's surprisal is in bits; with the beginning-of-word
+correction (the default) it is the probability of the word itself, not only of its tokens
+(see `docs/words-and-regions.md`). The first word of a sentence has no context and is not scored."""
+
+choice = start_page("Stimuli", INTRO)
+with shown_errors():
+    c1, c2 = st.columns(2)
+    upload = c1.file_uploader("Upload a stimuli file", type=["csv", "json"], key="stimuli_upload")
+    path = c2.text_input("...or the path of one on this machine", key="stimuli_path",
+                         placeholder="../shared/data/syntaxgym/suites/number_src.json")
+    corrected = st.toggle("Beginning-of-word correction", value=True, key="stimuli_corrected",
+                          help="Off: a word's surprisal is the plain sum of its tokens' (regions of SyntaxGym "
+                               "suites then aggregate token surprisals, as syntaxgym-core does).")
+    if upload is None and not path.strip():
+        st.info("Upload a stimuli file or type the path of one.")
+        st.stop()
+    stimuli = stimuli_from_upload(upload.name, upload.getvalue()) if upload else read_stimuli_file(path.strip())
+    if choice is None:
+        st.info("Load a model in the sidebar to score these stimuli.")
+        st.stop()
+    result = analyse_stimuli(stimuli, scorer(choice.spec), choice.spec, corrected,
+                             progress_callback(f"Scoring with {choice.spec.label}"))
+    name = slug(stimuli.suite.name if stimuli.suite else stimuli.label.rsplit("/", 1)[-1])
+    st.caption(f"{len(stimuli.texts):,} sentences scored by {choice.spec.label}.")
+    if result.by_condition is not None and result.regions is not None:
+        st.subheader("Surprisal by region and condition")
+        chart(region_bars_figure(result.by_condition, title=f"{name}: surprisal by region and condition, "
+                                 f"{choice.spec.label}"), f"{name}_regions.html", key="stimuli_regions_chart")
+        if result.accuracy is not None:
+            st.subheader("Predictions")
+            st.dataframe(result.accuracy.rename(columns={"construction": "suite", "filter": "prediction"}),
+                         hide_index=True)
+        st.subheader("Regions")
+        st.dataframe(result.regions, hide_index=True)
+        download_csv(result.regions, f"{name}_regions.csv", "Download the regions (CSV)")
+    else:
+        sentences = list(dict.fromkeys(result.words["sentence"]))
+        picked = st.multiselect("Per-word surprisal of", sentences, default=sentences[:2], key="stimuli_sentences")
+        if picked:
+            chart(token_bars_figure(word_bars(result.words, picked), "sentence",
+                                    title=f"{name}: per-word surprisal, {choice.spec.label}"),
+                  f"{name}_words.html", key="stimuli_words_chart")
+    st.subheader("Words")
+    st.dataframe(result.words, hide_index=True)
+    download_csv(result.words, f"{name}_words.csv", "Download the words (CSV)")
