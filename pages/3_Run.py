@@ -15,6 +15,7 @@ from pfcore.ui.links import Param, apply, current, opened_query, publish, show_l
 from pfcore.ui.model import scorer
 from pfcore.ui.page import start_page
 from pfcore.ui.progress import UI_CHUNK, format_seconds, plan_caption, progress_callback
+from pfcore.ui.sweep_view import render_sweep_section
 
 INTRO = """Score whole suites with the model in the sidebar and get accuracy with 95% intervals per
 construction and filter, as in the paper's tables. Every score is saved to the score cache as it is
@@ -74,6 +75,8 @@ with shown_errors():
         if plan.finished:
             state.run_latest = str(plan.finished[-1].path)
             state.pop("run_pick", None)
+
+render_sweep_section()  # before Results, which stops the page when there are no runs yet
 
 with shown_errors():
     st.subheader("Results")

@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "items": ("pfcore.items.cli", "generate or check item files (semantic, syntax, affinity)"),
     "run": ("pfcore.suites.cli", "run a test suite on a model"),
     "trajectory": ("pfcore.suites.cli", "run suites over a model's checkpoints"),
+    "sweep": ("pfcore.sweep.cli", "run a sweep plan (models x checkpoints x suites) on Ray"),
     "results": ("pfcore.analysis.cli", "import or fetch the published per-checkpoint results"),
     "analyze": ("pfcore.analysis.cli", "correlations, mixed-effects model, rho over results"),
 }

@@ -24,6 +24,13 @@ def cache_subdir(name: str) -> Path:
     return make_folder(cache_root() / name, f"the cache's {name} folder")
 
 
+def models_dir() -> Path:
+    """Where converted models live: $PFCORE_MODELS if set, else the cache's models folder (a
+    sweep's jobs each have a cache of their own but share the main cache's converted models)."""
+    folder = os.environ.get("PFCORE_MODELS")
+    return make_folder(Path(folder), "the models folder (PFCORE_MODELS)") if folder else cache_subdir("models")
+
+
 def make_folder(path: Path, what: str) -> Path:
     """A folder, created with its parents when missing; InputError saying why it cannot be."""
     if path.exists() and not path.is_dir():

@@ -165,7 +165,7 @@ def load_lexicon(path: str | Path | None = None) -> Lexicon:
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: the lexicon is not UTF-8 text ({exc.reason})") from exc
     node = compose(text, path)
-    checker = _Checker(path)
+    checker = YamlChecker(path)
     data = checker.plain(node, ()) if node is not None else None
     lexicon = checker.build(data, hashlib.sha256(raw).hexdigest())
     if checker.problems:
@@ -188,8 +188,9 @@ def _lexicon_bytes(path: Path) -> bytes:
     return raw
 
 
-class _Checker:
-    """Turns the YAML tree into a Lexicon, collecting every problem with its line."""
+class YamlChecker:
+    """Turns a YAML tree into checked data, collecting every problem with its line (the lexicon
+    and sweep plans)."""
 
     def __init__(self, path: Path) -> None:
         """Start with no problems for the lexicon at `path`."""

@@ -19,7 +19,7 @@ from pfcore.errors import ModelLoadError
 from pfcore.models import gguf_convert
 from pfcore.models.memory import keep_freed_memory
 from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
-from pfcore.paths import cache_subdir
+from pfcore.paths import models_dir
 
 if TYPE_CHECKING:  # torch and transformers load only when a model does (a cached run needs neither)
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
@@ -63,8 +63,8 @@ def default_gguf() -> Path:
 
 
 def _conversion_path(gguf: Path) -> Path:
-    """Where the safetensors copy of a GGUF file lives under the cache."""
-    return cache_subdir("models") / gguf.stem
+    """Where the safetensors copy of a GGUF file lives (the models folder, see `models_dir`)."""
+    return models_dir() / gguf.stem
 
 
 def converted_folder(gguf: Path) -> Path:

@@ -199,7 +199,7 @@ def _rebuild(path: Path, exc: Exception) -> pd.DataFrame:
     """Move the damaged table aside and build it again from the run records and the imports."""
     aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
     path.replace(aside)
-    parts = [_run_rows(folder) for folder in sorted(cache_subdir("runs").glob(f"*/{RUN_ROWS}"))]
+    parts = [run_rows(folder) for folder in sorted(cache_subdir("runs").glob(f"*/{RUN_ROWS}"))]
     parts += [read_published(Path(root)) for root in _imports() if Path(root).is_dir()]
     table = _typed(pd.concat([empty_results(), *parts], ignore_index=True))
     table = table.drop_duplicates(subset=["source", "model", "revision", "suite", "construction",
@@ -211,7 +211,7 @@ def _rebuild(path: Path, exc: Exception) -> pd.DataFrame:
     return table
 
 
-def _run_rows(path: Path) -> pd.DataFrame:
+def run_rows(path: Path) -> pd.DataFrame:
     """One run record's own rows of the table."""
     return pd.read_csv(path, dtype={"revision": str}, keep_default_na=False, na_values={"step": [""], "value": [""]})
 

@@ -1,0 +1,153 @@
+"""One job of a sweep: one (model, revision) with every suite of the plan, run as one Ray task in a
+shard of its own (its own PFCORE_CACHE: score cache, run records, results rows), so that no SQLite
+file is ever shared between nodes. A retried job finds its shard: the suites it finished are
+skipped, and the scores it committed are read back, not scored again."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from pfcore.errors import PfcoreError
+from pfcore.models.loading import clear_loaded
+from pfcore.paths import make_folder
+from pfcore.scoring.requests import Progress
+from pfcore.suites.base import RunConfig
+from pfcore.suites.runner import ResultsLabel, run_suite
+from pfcore.suites.trajectory import Checkpoint
+from pfcore.sweep.plan import Resources, SweepPlan
+
+SHARD_LEDGER = "job.json"  # in a shard: the suites it finished and their run records
+PID_FILE = "worker.pid"  # in a shard: the process running (or last running) the job
+REPORT_S = 0.5  # seconds between two progress reports of a job
+DONE, SKIPPED, FAILED = "done", "skipped", "failed"
+UNRECORDED = ("password", "out", "chunk", "use_cache")  # settings that do not change the numbers
+
+
+@dataclass(frozen=True)
+class Job:
+    """One Ray task: a checkpoint of a model, the suites to run on it, and its resources."""
+
+    id: str
+    name: str  # the model's name in the results table
+    point: Checkpoint
+    configs: tuple[RunConfig, ...]
+    resources: Resources
+
+    @property
+    def label(self) -> str:
+        """The job in words: model name @ revision."""
+        return f"{self.name}@{self.point.label}"
+
+
+@dataclass(frozen=True)
+class JobOutcome:
+    """What a task returns: done, or failed for a reason of its own (with that reason)."""
+
+    job: str
+    status: str
+    reason: str = ""
+    seconds: float = 0.0
+
+
+def plan_jobs(plan: SweepPlan) -> list[Job]:
+    """Every job of a plan: one per model and checkpoint, in the plan's order."""
+    return [Job(job_id(entry.name, point, plan.suites), entry.name, point, plan.suites, entry.resources)
+            for entry in plan.models for point in entry.points]
+
+
+def job_id(name: str, point: Checkpoint, configs: tuple[RunConfig, ...]) -> str:
+    """A stable id of (model, revision, suites, settings): readable, then a digest, so that a rerun
+    of the plan finds the job's shard and its place in the merge ledger."""
+    settings = [{k: v for k, v in asdict(c).items() if k not in UNRECORDED} for c in configs]
+    key = json.dumps({"name": name, "revision": point.label, "step": point.step,
+                      "model": point.spec.as_dict(), "suites": settings}, sort_keys=True, default=str)
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", f"{Path(name).name}-{point.label}").strip("-.")[-48:]
+    return f"{slug}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+
+
+def shard_folder(out: Path, job: Job) -> Path:
+    """Where a job keeps its shard under the sweep's folder."""
+    return out / "shards" / job.id
+
+
+def finished_suites(shard: Path) -> dict[str, str]:
+    """The suites a shard finished, each with its run record's folder name under shard/runs/."""
+    try:
+        return dict(json.loads((shard / SHARD_LEDGER).read_text())["suites"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
+def run_job(job: Job, shard: str, models: str, board: Any = None) -> JobOutcome:
+    """The body of a job's Ray task: with the shard as PFCORE_CACHE and the main cache's converted
+    models, torch on the job's CPUs, run every unfinished suite; a pfcore error (unknown revision,
+    damaged checkpoint) is the job's own failure and is returned, not raised, so Ray does not retry it."""
+    import torch  # in the worker only: the driver never loads a model
+
+    started = time.monotonic()
+    torch.set_num_threads(job.resources.threads)
+    folder = make_folder(Path(shard), "the job's shard folder")
+    with _environment(PFCORE_CACHE=str(folder), PFCORE_MODELS=models):
+        (folder / PID_FILE).write_text(str(os.getpid()))
+        try:
+            _run_suites(job, folder, board)
+        except PfcoreError as exc:
+            return JobOutcome(job.id, FAILED, str(exc), round(time.monotonic() - started, 3))
+        finally:
+            clear_loaded()  # a worker runs many jobs: one model in memory at a time
+    return JobOutcome(job.id, DONE, "", round(time.monotonic() - started, 3))
+
+
+def _run_suites(job: Job, folder: Path, board: Any) -> None:
+    """Every suite the shard has not finished, as `run_trajectory` runs one (the model loads once,
+    on the first suite that needs it), each added to the shard's ledger as soon as it is done."""
+    done = finished_suites(folder)
+    label = ResultsLabel(job.name, job.point.label, job.point.step)
+    for number, config in enumerate(job.configs, start=1):
+        if config.suite in done:
+            continue
+        progress = _reporter(board, job.id, f"{config.suite} ({number}/{len(job.configs)})")
+        record = run_suite(job.point.spec, config, progress, label)
+        done[config.suite] = record.path.name
+        tmp = folder / f"{SHARD_LEDGER}.tmp"
+        tmp.write_text(json.dumps({"job": job.id, "label": job.label, "suites": done}, indent=1))
+        tmp.replace(folder / SHARD_LEDGER)
+
+
+def _reporter(board: Any, job: str, suite: str) -> Progress | None:
+    """A progress callback sending (job, suite, done, total) to the sweep's board actor, at most
+    every REPORT_S seconds (and at the end); None without a board."""
+    if board is None:
+        return None
+    last = [0.0]
+
+    def report(done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - last[0] >= REPORT_S or done >= total:
+            last[0] = now
+            board.report.remote(job, suite, done, total)
+
+    return report
+
+
+@contextmanager
+def _environment(**values: str) -> Iterator[None]:
+    """Environment variables set for the duration of one job (a Ray worker runs many), then restored."""
+    before = {key: os.environ.get(key) for key in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, value in before.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
