@@ -43,7 +43,8 @@ def layer_of(module: str) -> int:
     best = -1, ""
     for index, names in enumerate(LAYERS):
         for name in names:
-            if (module == name or module.startswith(name + ".")) and len(name) > len(best[1]):
+            inside = module == name or (name != "pfcore" and module.startswith(name + "."))
+            if inside and len(name) > len(best[1]):
                 best = index, name
     if best[0] < 0:
         raise AssertionError(f"{module} belongs to no layer: add it to LAYERS")
@@ -90,6 +91,13 @@ def test_no_import_from_a_higher_layer() -> None:
     assert not forbidden, "imports from a higher layer:\n" + "\n".join(forbidden)
 
 
+def test_ui_and_pages_never_import_a_cli() -> None:
+    """The app goes through the engine's functions, never through a command-line module."""
+    found = [f"{a} -> {b}" for a, b in edges()
+             if a.startswith(("pfcore.ui", "pages")) and (b in CLI_MODULES or b.endswith(".cli"))]
+    assert not found, "the app imports command-line code:\n" + "\n".join(found)
+
+
 def test_no_cycle_between_packages() -> None:
     graph: dict[str, set[str]] = {}
     for a, b in edges():
@@ -103,6 +111,11 @@ def test_no_cycle_between_packages() -> None:
                                     "pages.1_Probe"])
 def test_every_module_has_a_layer(module: str) -> None:
     assert layer_of(module) >= 0
+
+
+def test_a_new_package_must_be_given_a_layer() -> None:
+    with pytest.raises(AssertionError, match="no layer"):
+        layer_of("pfcore.newpackage.module")
 
 
 def test_the_check_sees_a_forbidden_edge() -> None:
