@@ -61,3 +61,16 @@ def test_trajectory_runs_resumes_and_lands_in_results(series: Path, cache_dir: P
     assert list(values.index) == [0, 8, 32]
     assert values.between(0, 1).all()
     assert len(series_values(table, "tiny-series", "syntax:Avg_Test")) == 3
+
+
+def test_json_trajectory_still_warns_of_a_repeated_checkpoint_on_stderr(
+        series: Path, cache_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--json kept stdout clean by dropping every line, the warning about copied weights too."""
+    copied = tmp_path / "copied"
+    shutil.copytree(series / "step0", copied / "step0")
+    shutil.copytree(series / "step0", copied / "step8")  # step 8 is step 0's weights again
+    assert main(["trajectory", "--checkpoint-dir", str(copied), "--suite", "semantic",
+                 "--limit-blocks", "1", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert len(json.loads(out)) == 2
+    assert "warning:" in err and "step 8" in err

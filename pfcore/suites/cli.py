@@ -112,7 +112,7 @@ def trajectory(args: argparse.Namespace) -> int:
     name = args.name or (Path(args.checkpoint_dir).resolve().name if args.checkpoint_dir else spec.name)
     quiet = args.json
     table = run_trajectory(name, points, suites, config_from_args(args, suites[0]),
-                           report=(lambda _msg: None) if quiet else print,
+                           report=lambda msg: _report(msg, quiet),
                            progress_for=lambda label: progress_bar(label, enabled=not quiet))
     if quiet:
         print(table.to_json(orient="records"))
@@ -120,3 +120,11 @@ def trajectory(args: argparse.Namespace) -> int:
         print(f"trajectory {name!r}: {len(table)} (checkpoint, suite) runs recorded; "
               f"see `python -m pfcore analyze series --model {name}`")
     return 0
+
+
+def _report(message: str, quiet: bool) -> None:
+    """A trajectory's line: warnings always to stderr, the rest to stdout unless printing JSON."""
+    if message.startswith("warning:"):
+        print(message, file=sys.stderr)
+    elif not quiet:
+        print(message)
