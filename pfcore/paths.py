@@ -69,6 +69,7 @@ class JsonMemo:
         """Store the object atomically (temporary file, then rename)."""
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
             tmp.write_text(json.dumps(data))
             os.replace(tmp, self.path)
         except OSError:

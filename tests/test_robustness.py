@@ -263,6 +263,19 @@ def test_a_run_after_corrupting_the_results_table_succeeds_and_keeps_every_row(
     assert len(added) > 0
 
 
+def test_a_rebuilt_results_table_keeps_runs_recorded_outside_the_cache(
+        tiny_gpt2: Path, cache_dir: Path, tmp_path: Path) -> None:
+    """A run saved with --out elsewhere lost its rows when the table was rebuilt (76 rows -> 0)."""
+    record = run_suite(ModelSpec(str(tiny_gpt2)), RunConfig(constructions=("let_alone",), limit_blocks=1,
+                                                            out=str(tmp_path / "elsewhere")))
+    source = f"pfcore run {record.manifest.run_id}"
+    before = res.load_results()
+    res.results_path().write_bytes(b"PAR1 garbage")
+    with pytest.warns(UserWarning, match="rebuilt it"):
+        after = res.load_results()
+    assert (after["source"] == source).sum() == (before["source"] == source).sum() > 0
+
+
 def test_two_runs_in_the_same_second_keep_both_records(tiny_gpt2: Path, cache_dir: Path) -> None:
     """Run ids were stamped to the second: a second run in the same second overwrote the first."""
     config = RunConfig(constructions=("let_alone",), limit_blocks=1)

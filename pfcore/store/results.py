@@ -46,7 +46,7 @@ OFFLINE_HINT = ("could not reach github.com: download the repository and run "
 
 
 RUN_ROWS = "results.csv"  # a run's own rows of the table, kept in its record
-IMPORTS = "imports.json"  # the folders imported so far, to rebuild from
+IMPORTS = "imports.json"  # the folders imported, and run records kept outside the cache: to rebuild from
 
 
 def results_path() -> Path:
@@ -199,8 +199,10 @@ def _rebuild(path: Path, exc: Exception) -> pd.DataFrame:
     """Move the damaged table aside and build it again from the run records and the imports."""
     aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
     path.replace(aside)
-    parts = [run_rows(folder) for folder in sorted(cache_subdir("runs").glob(f"*/{RUN_ROWS}"))]
-    parts += [read_published(Path(root)) for root in _imports() if Path(root).is_dir()]
+    records = sorted(cache_subdir("runs").glob(f"*/{RUN_ROWS}"))
+    records += [Path(run) / RUN_ROWS for run in _remembered("runs") if (Path(run) / RUN_ROWS).is_file()]
+    parts = [run_rows(path) for path in records]
+    parts += [read_published(Path(root)) for root in _remembered("roots") if Path(root).is_dir()]
     table = _typed(pd.concat([empty_results(), *parts], ignore_index=True))
     table = table.drop_duplicates(subset=["source", "model", "revision", "suite", "construction",
                                           "filter", "metric"], keep="last")
@@ -216,16 +218,26 @@ def run_rows(path: Path) -> pd.DataFrame:
     return pd.read_csv(path, dtype={"revision": str}, keep_default_na=False, na_values={"step": [""], "value": [""]})
 
 
-def _imports() -> list[str]:
-    """The folders imported into the table so far."""
-    return list(JsonMemo(f"results/{IMPORTS}").read().get("roots", []))
+def _remembered(kind: str) -> list[str]:
+    """The folders the table is rebuilt from besides the cache's runs: imported published folders
+    ("roots") and run records saved elsewhere with --out ("runs")."""
+    return list(JsonMemo(f"results/{IMPORTS}").read().get(kind, []))
 
 
-def _remember_import(root: Path) -> None:
-    """Add a folder to the imports the table is rebuilt from."""
+def _remember(kind: str, folder: Path) -> None:
+    """Add a folder to those the table is rebuilt from (see `_remembered`)."""
     memo = JsonMemo(f"results/{IMPORTS}")
-    roots = [r for r in _imports() if r != str(root.resolve())] + [str(root.resolve())]
-    memo.write({"roots": roots})
+    folders = [f for f in _remembered(kind) if f != str(folder.resolve())] + [str(folder.resolve())]
+    memo.write({**memo.read(), kind: folders})
+
+
+def record_run_rows(folder: Path, rows: pd.DataFrame) -> pd.DataFrame:
+    """Keep a run's rows beside its record (the table can be rebuilt from them, wherever the record
+    lives) and add them to the table; returns the table."""
+    rows.to_csv(folder / RUN_ROWS, index=False)
+    if folder.resolve().parent != cache_subdir("runs").resolve():
+        _remember("runs", folder)
+    return append_results(rows)
 
 
 def _first_line(exc: BaseException) -> str:
@@ -273,7 +285,7 @@ def import_published(root: Path) -> pd.DataFrame:
     """Read every summary under root into the stored table (re-import replaces those sources)."""
     rows = read_published(root)
     append_results(rows)
-    _remember_import(Path(root))
+    _remember("roots", Path(root))
     return rows
 
 

@@ -32,7 +32,7 @@ from pfcore.store.manifest import (
     now_iso,
     versions,
 )
-from pfcore.store.results import RUN_ROWS, append_results, step_from_revision
+from pfcore.store.results import record_run_rows, step_from_revision
 from pfcore.store.runs import RunRecord, save_run
 from pfcore.suites.base import ModelHandle, RunConfig, ScoreContext, Suite
 from pfcore.suites.registry import get_suite
@@ -76,8 +76,7 @@ def run_suite(spec: ModelSpec, config: RunConfig, progress: Progress | None = No
     record = save_run(manifest, tables, Path(config.out) if config.out else None,
                       suite.published(tables["summary"], revision))
     rows = results_rows(record, suite.metric, label)
-    rows.to_csv(record.path / RUN_ROWS, index=False)  # the table can be rebuilt from the records
-    append_results(rows)
+    record_run_rows(record.path, rows)
     return record
 
 
