@@ -14,6 +14,7 @@ from pfcore.analysis.models import (
     accuracy_data,
     fit_mixed,
     model_info,
+    partial_runs,
     per_model_average,
 )
 from pfcore.analysis.reference import load_reference
@@ -114,14 +115,6 @@ class FigureData:
     data: pd.DataFrame
     left_out: tuple[str, ...]
     partial: tuple[str, ...] = ()
-
-
-def partial_runs(results: pd.DataFrame) -> tuple[str, ...]:
-    """Own-run models whose final semantic runs do not cover all four constructions."""
-    own = results[results["source"].str.startswith(RUN_SOURCE_PREFIX) & (results["suite"] == "semantic")
-                  & results["step"].isna()]
-    covered = own.groupby("model")["construction"].agg(lambda c: set(PF_CONSTRUCTIONS) <= set(c))
-    return tuple(sorted(covered.index[~covered]))
 
 
 def figure_data(results: pd.DataFrame, include_runs: bool) -> FigureData:
