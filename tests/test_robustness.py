@@ -207,6 +207,19 @@ def test_a_moved_cache_serves_its_scores(tiny_gpt2: Path, tmp_path: Path, monkey
     clear_loaded()
 
 
+def test_a_moved_model_folder_serves_its_scores(tiny_gpt2: Path, tmp_path: Path, cache_dir: Path) -> None:
+    """The folder's path was part of the key: a model moved or copied elsewhere was scored again."""
+    first, moved = tmp_path / "first" / "model", tmp_path / "moved" / "model"
+    shutil.copytree(tiny_gpt2, first)
+    clear_loaded()
+    scores = score_cached(scorer_for(ModelSpec(str(first)), ScoringMethod.CAUSAL), SENTENCES, ScoreCache())
+    shutil.move(first, moved)
+    again = score_cached(Refusing(cache_identity(ModelSpec(str(moved)), ScoringMethod.CAUSAL)), SENTENCES,
+                         ScoreCache())
+    assert [list(s.logprobs) for s in again] == [list(s.logprobs) for s in scores]
+    clear_loaded()
+
+
 def test_touching_a_weight_file_keeps_the_key_but_changing_it_does_not(tiny_gpt2: Path, tmp_path: Path,
                                                                        cache_dir: Path) -> None:
     folder = tmp_path / "model"

@@ -46,6 +46,9 @@ def weights_sha256(source: str) -> str:
 
 def model_identity(spec: ModelSpec, source: str) -> dict[str, object]:
     """What identifies a model's numbers: its spec and the content of its weights (`resolve_source`
-    gives the source without loading the model)."""
-    return {"name": spec.name, "revision": spec.revision, "dtype": spec.dtype, "kind": spec.kind,
-            "weights_sha256": weights_sha256(source)}
+    gives the source without loading the model). A model given by its path is named by its content
+    alone, so moving or copying the folder (or the .gguf file) keeps its scores."""
+    sha = weights_sha256(source)
+    by_path = bool(sha) and Path(spec.name).expanduser().exists()
+    return {"name": None if by_path else spec.name, "revision": spec.revision, "dtype": spec.dtype,
+            "kind": spec.kind, "weights_sha256": sha}
