@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 from pfcore.items.schema import CONSTRUCTIONS
 from pfcore.models import ModelSpec
 from pfcore.probe import FRAME_EXAMPLE
+from pfcore.scoring.fake import ENABLE_VAR, FAKE_MODEL
 from pfcore.store.model_sizes import extra_models_path
 from pfcore.store.runs import list_runs
 from pfcore.suites.runner import RunConfig, run_suite
@@ -360,8 +361,25 @@ def test_charts_export_svg_or_png_with_a_telling_name_and_title(tiny_gpt2: Path,
     assert json.loads(at.get("plotly_chart")[0].proto.config)["toImageButtonOptions"]["format"] == "png"
 
 
-def test_a_link_reopens_the_probe_view(tiny_gpt2: Path, cache_dir: Path) -> None:
-    at = page("pages/1_Probe.py", tiny_gpt2)
+@pytest.fixture
+def fake_model(monkeypatch: pytest.MonkeyPatch) -> str:
+    """The deterministic stand-in scorer, for page logic that needs no language model."""
+    monkeypatch.setenv(ENABLE_VAR, "1")
+    return FAKE_MODEL
+
+
+def test_the_fake_scorer_is_offered_only_to_tests(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(ENABLE_VAR, raising=False)
+    at = page("pages/1_Probe.py", FAKE_MODEL).run()
+    assert not at.exception and at.sidebar.error  # an unknown model to a user
+    monkeypatch.setenv(ENABLE_VAR, "1")
+    at = page("pages/1_Probe.py", FAKE_MODEL).run()
+    no_errors(at)
+    assert "not a language model" in " ".join(texts(at.sidebar.warning))
+
+
+def test_a_link_reopens_the_probe_view(fake_model: str, cache_dir: Path) -> None:
+    at = page("pages/1_Probe.py", fake_model)
     at.query_params["sentence"] = "He doesn't like shrimp, let alone squid."
     at.query_params["construction"] = "much_less"
     at.query_params["entailed"] = "He doesn't like squid either."
@@ -377,8 +395,8 @@ def test_a_link_reopens_the_probe_view(tiny_gpt2: Path, cache_dir: Path) -> None
     assert at.query_params["construction"] == ["much_less"] or at.query_params["construction"] == "much_less"
 
 
-def test_links_reopen_items_and_run_views(tiny_gpt2: Path, cache_dir: Path) -> None:
-    at = page("pages/2_Items.py", tiny_gpt2)
+def test_links_reopen_items_and_run_views(tiny_gpt2: Path, fake_model: str, cache_dir: Path) -> None:
+    at = page("pages/2_Items.py", fake_model)
     at.query_params["suite"] = "syntax"
     at.query_params["construction"] = ["never_mind"]
     at.run()
