@@ -78,6 +78,8 @@ def test_probe_gives_the_balanced_verdict_on_a_frame_sentence(tiny_gpt2: Path, c
     rises = at.dataframe[-1].value
     assert list(rises["manipulation"]) == ["NPI", "Pseudocleft", "CP Conjunction", "VP Conjunction",
                                            "VP Gap Conjunction"]
+    assert {"rise_construction_bits", "rise_and_bits"} <= set(rises.columns)
+    assert not {"rise_construction", "rise_and", "logprob"} & set(rises.columns)  # nats stay in the engine
     moved = at.dataframe[1].value
     assert len(moved) == 5 and {"token", "change_bits"} <= set(moved.columns)
     downloads = [b.proto.label for b in at.get("download_button")]

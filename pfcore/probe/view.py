@@ -1,4 +1,4 @@
-"""A probe's results for reading: per-token tables with readable panel names, and a JSON summary."""
+"""A probe's results for reading: per-token tables with readable panel names, rises in bits."""
 from __future__ import annotations
 
 import pandas as pd
@@ -35,8 +35,9 @@ def sentence_tokens(result: ProbeResult) -> pd.DataFrame:
 
 
 def rises_in_bits(rises: pd.DataFrame) -> pd.DataFrame:
-    """The manipulations' table with the rises (nats per token) also in bits per token, first."""
-    bits = rises.assign(rise_construction_bits=rises["rise_construction"] / LN2, rise_and_bits=rises["rise_and"] / LN2)
+    """The manipulations' table with the rises in bits per token (the engine's are nats), first."""
+    bits = rises.assign(rise_construction_bits=rises["rise_construction"] / LN2,
+                        rise_and_bits=rises["rise_and"] / LN2).drop(columns=["rise_construction", "rise_and"])
     first = ["manipulation", "kind", "rise_construction_bits", "rise_and_bits", "correct"]
     return bits[first + [c for c in bits.columns if c not in first]]
 
@@ -47,15 +48,3 @@ def with_base_rates(decisions: pd.DataFrame, rates: pd.DataFrame) -> pd.DataFram
         return decisions
     accuracy = rates.set_index("condition")["accuracy"]
     return decisions.assign(suite_accuracy=decisions["condition"].map(accuracy))
-
-
-def result_summary(result: ProbeResult, model: str) -> dict[str, object]:
-    """Everything the page reports about one probe, as plain data (for the JSON download)."""
-    probe = result.probe
-    return {"model": model, "sentence": probe.text, "construction": probe.construction,
-            "connective": probe.connective, "control": probe.control, "focus1": probe.focus1,
-            "focus2": probe.focus2, "entailed": result.entailed, "contradicted": result.contradicted,
-            "reduction": result.reduction, "shift_construction": result.shift_construction,
-            "shift_control": result.shift_control, "effect": result.effect, "correct": result.correct,
-            "verdict": result.verdict, "logprobs": result.logprobs.to_dict(orient="records"),
-            "moved_most": result.moved_most.to_dict(orient="records")}

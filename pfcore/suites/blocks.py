@@ -163,11 +163,12 @@ def _score_syntax(scorer: RequestScorer, items: Sequence[SyntaxItem]) -> GroupSc
 
 
 def token_table(labels: Sequence[Mapping[str, object]], scores: Sequence[TokenScores]) -> pd.DataFrame:
-    """Long per-token table: the label fields, position, token, log-prob (nats), surprisal (bits)."""
+    """Long per-token table: the label fields, position, token and surprisal in bits (the unit of
+    every number the app shows)."""
     frames = []
     for label, s in zip(labels, scores):
         tokens = s.tokens  # decoded on each access: once here
         frames.append(pd.DataFrame({**{k: [v] * len(tokens) for k, v in label.items()},
                                     "position": np.arange(len(tokens)), "token": list(tokens),
-                                    "logprob": s.logprobs, "surprisal_bits": s.surprisals_bits}))
+                                    "surprisal_bits": s.surprisals_bits}))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
