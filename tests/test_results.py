@@ -10,9 +10,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from pfcore.analysis.base_rates import base_rates
 from pfcore.cli import main
 from pfcore.errors import InputError
+from pfcore.models import ModelSpec
+from pfcore.models.spec import DEFAULT_MODEL
 from pfcore.store import results as res
+from pfcore.store.runs import load_run
+from pfcore.suites.base import RunConfig
+from pfcore.suites.runner import run_suite
 
 SEMANTIC = ("revision\tconstruction\tworld_knowledge_filter\taccuracy\n"
             "step2\tletalone\tall\t0.6\n"
@@ -109,6 +115,21 @@ def test_append_results_replaces_same_source_and_checks_columns(cache_dir: Path)
     with pytest.raises(InputError, match="whole numbers"):
         res.append_results(pd.DataFrame([row | {"step": "step1000"}]))
     assert res.load_results()["value"].tolist() == [0.8]
+
+
+def test_records_under_the_default_models_earlier_name_read_back_under_its_name(
+        tiny_gpt2: Path, cache_dir: Path) -> None:
+    """The default model was renamed (smollm2-135m -> its real name): earlier runs must still match it."""
+    record = run_suite(ModelSpec(str(tiny_gpt2)), RunConfig(constructions=("let_alone",), limit_blocks=1))
+    manifest = json.loads((record.path / "manifest.json").read_text())
+    manifest["model"]["name"] = "smollm2-135m"
+    (record.path / "manifest.json").write_text(json.dumps(manifest))
+    assert load_run(record.path).manifest.model.name == DEFAULT_MODEL
+    rows = pd.read_csv(record.path / res.RUN_ROWS, dtype={"revision": str}).assign(model="smollm2-135m")
+    res.append_results(rows)
+    table = res.load_results()
+    assert set(table["model"]) == {DEFAULT_MODEL}
+    assert not base_rates(table, DEFAULT_MODEL, "let_alone").empty
 
 
 def test_bad_files_raise_input_errors_naming_them(tmp_path: Path, cache_dir: Path) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 from pfcore import __version__
 from pfcore.errors import InputError
+from pfcore.models.spec import ALIASES
 from pfcore.paths import REPO_ROOT
 
 
@@ -30,6 +31,10 @@ class ModelRecord:
     trust_remote_code: bool = False
     source: str = ""
     weights_sha256: str = ""  # the content of the weight files (local models): what the checkpoint really is
+
+    def __post_init__(self) -> None:
+        """Records written under an earlier name of the default model read back under its name now."""
+        object.__setattr__(self, "name", ALIASES.get(self.name, self.name))
 
     @property
     def label(self) -> str:

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from pfcore.errors import InputError
+from pfcore.models.spec import ALIASES
 from pfcore.paths import JsonMemo, cache_subdir
 
 RESULT_COLUMNS = ("model", "revision", "step", "suite", "construction", "filter", "metric",
@@ -83,6 +84,7 @@ def _typed(df: pd.DataFrame) -> pd.DataFrame:
             out[col] = pd.to_numeric(out[col]).astype("float64")
         else:
             out[col] = out[col].astype(str)
+    out["model"] = out["model"].replace(ALIASES)  # rows written under the default model's earlier name
     return out.reset_index(drop=True)
 
 
