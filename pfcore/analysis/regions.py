@@ -17,9 +17,9 @@ from pfcore.errors import InputError
 from pfcore.items.syntaxgym import GymSuite, read_stimuli
 from pfcore.models.spec import ModelSpec
 from pfcore.scoring.align import Span, aggregate, owners
-from pfcore.scoring.requests import Progress, Request, RequestError, RequestScorer, TokenScores
+from pfcore.scoring.requests import Progress, Request, RequestError, RequestScorer
 from pfcore.scoring.words import ScoredText, ScoreFn, Word, plain_score, score_texts
-from pfcore.store.cache import ScoreCache, score_cached
+from pfcore.store.cache import ScoreCache, through_cache
 from pfcore.suites import syntaxgym
 from pfcore.suites.intervals import mean_interval
 
@@ -168,10 +168,7 @@ def analyse_stimuli(stimuli: Stimuli, scorer: RequestScorer, spec: ModelSpec, co
     """Score a stimuli file through the persistent score cache and shape what the page shows."""
     cache = ScoreCache()
     try:
-        def through_cache(s: RequestScorer, requests: Sequence[Request]) -> list[TokenScores]:
-            return score_cached(s, requests, cache, progress)
-
-        scored = score_stimuli(stimuli, scorer, through_cache, corrected)
+        scored = score_stimuli(stimuli, scorer, through_cache(cache, progress), corrected)
     finally:
         cache.close()
     words = long_table(stimuli, scored, "words", spec)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -19,9 +18,9 @@ from pfcore.items.formats import write_text_atomic
 from pfcore.models.spec import ModelSpec
 from pfcore.scoring.factory import LazyScorer
 from pfcore.scoring.methods import ScoringMethod
-from pfcore.scoring.requests import Progress, Request, RequestScorer, TokenScores, check_length, finite
-from pfcore.scoring.words import ScoredText, ScoreFn, score_texts
-from pfcore.store.cache import ScoreCache, score_cached
+from pfcore.scoring.requests import Request, RequestScorer, TokenScores, check_length, finite
+from pfcore.scoring.words import ScoredText, score_texts
+from pfcore.store.cache import ScoreCache, through_cache
 
 TOP_K = 5
 
@@ -150,19 +149,12 @@ def details_table(found: Details) -> str:
     return "\n".join(lines)
 
 
-def cached(cache: ScoreCache | None, progress: Progress | None = None) -> ScoreFn:
-    """Score through the cache (or none)."""
-    def score(scorer: RequestScorer, requests: Sequence[Request]) -> list[TokenScores]:
-        return score_cached(scorer, requests, cache, progress)
-    return score
-
-
 def score_one(spec: ModelSpec, req: Request, args: argparse.Namespace,
               cache: ScoreCache | None) -> tuple[dict[str, object], str]:
     """One model's JSON object and text table for one request."""
     scorer = LazyScorer(spec, ScoringMethod.CAUSAL, args.bos)
-    scored = score_texts(scorer, [req], cached(cache), args.corrected)[0] if args.words else None
-    scores = scored.scores if scored else cached(cache)(scorer, [req])[0]
+    scored = score_texts(scorer, [req], through_cache(cache), args.corrected)[0] if args.words else None
+    scores = scored.scores if scored else through_cache(cache)(scorer, [req])[0]
     out = as_json(spec.label, req, scores, args.bos)
     text = [table(scores)]
     if scored:
@@ -194,7 +186,7 @@ def score_file(args: argparse.Namespace, specs: list[ModelSpec], cache: ScoreCac
     for spec in specs:
         bar = progress_bar(spec.label, enabled=sys.stderr.isatty() or not args.json)
         scorer = LazyScorer(spec, ScoringMethod.CAUSAL, args.bos)
-        tables.append(stimuli_table(stimuli, scorer, spec, level, args.corrected, cached(cache, bar)))
+        tables.append(stimuli_table(stimuli, scorer, spec, level, args.corrected, through_cache(cache, bar)))
     both = pd.concat(tables, ignore_index=True)
     if args.out:
         write_text_atomic(Path(args.out), both.to_csv(index=False))

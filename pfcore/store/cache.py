@@ -19,6 +19,7 @@ import numpy as np
 from pfcore.errors import InputError
 from pfcore.paths import cache_root
 from pfcore.scoring.requests import Progress, Request, RequestScorer, TokenScores
+from pfcore.scoring.words import ScoreFn
 
 log = logging.getLogger(__name__)
 CHUNK = 2048  # requests scored between two commits to the cache
@@ -207,6 +208,13 @@ def _offset(progress: Progress | None, offset: int, total: int) -> Progress | No
     if progress is None:
         return None
     return lambda done, _todo: progress(offset + done, total)
+
+
+def through_cache(cache: ScoreCache | None, progress: Progress | None = None) -> ScoreFn:
+    """A `ScoreFn` (what the word and region scorers take) that scores through the cache (or none)."""
+    def score(scorer: RequestScorer, requests: Sequence[Request]) -> list[TokenScores]:
+        return score_cached(scorer, requests, cache, progress)
+    return score
 
 
 def score_persistent(scorer: RequestScorer, requests: Sequence[Request],
