@@ -30,6 +30,15 @@ def add_model_args(parser: argparse.ArgumentParser, kind: bool = True, several: 
                         help="allow a hub model to run its own code (off by default)")
 
 
+def add_checkpoint_args(parser: argparse.ArgumentParser) -> None:
+    """--revisions, --checkpoint-dir and --name: a model's checkpoints, as `trajectory` reads them."""
+    parser.add_argument("--revisions", help="comma-separated hub revisions (step1,step1000,...) or "
+                        "'pythia-log' for the paper's 19 Pythia checkpoints")
+    parser.add_argument("--checkpoint-dir", help="a folder of saved checkpoints named step<N> or checkpoint-<N>")
+    parser.add_argument("--name", help="the trajectory's model name in the results table "
+                        "(default: --model, or the checkpoint folder's name)")
+
+
 def positive_int(text: str) -> int:
     """An argparse type: a whole number of at least 1 (0 and negatives are refused at once)."""
     try:

@@ -27,3 +27,11 @@ def no_errors(at: AppTest) -> None:
     """Nothing went wrong on the page: no exception element, no error message."""
     assert not at.exception, texts(at.exception)
     assert not at.error, texts(at.error)
+
+
+def frame_with(at: AppTest, column: str, index: int = 0):
+    """The `index`-th table on the page that has a column (tables are found by what they hold, not
+    by their place on the page)."""
+    frames = [f.value for f in at.dataframe if column in f.value.columns]
+    assert len(frames) > index, f"no table with a {column!r} column: {[list(f.value.columns) for f in at.dataframe]}"
+    return frames[index]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,25 @@ def tiny_bert(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def tiny_roberta(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Path to a saved 2-layer RoBERTa masked LM with a byte-level BPE tokenizer."""
     return tiny_models.build_roberta(tmp_path_factory.mktemp("tiny-roberta"))
+
+
+@pytest.fixture(scope="session")
+def checkpoint_series(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder of three checkpoints of the tiny GPT-2 trained on a small corpus: step0, step8, step32."""
+    out = tiny_models.build_checkpoint_series(tmp_path_factory.mktemp("checkpoints") / "tiny-series")
+    shutil.rmtree(out / "_base")
+    return out
+
+
+@pytest.fixture()
+def default_model_cache(cache_dir: Path) -> Path:
+    """A private cache that shares only the repository's converted default model (when present),
+    so the model is not converted again and the user's scores and runs are left alone."""
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    models = Path(__file__).resolve().parents[1] / "cache" / "models"
+    if models.is_dir():
+        (cache_dir / "models").symlink_to(models)
+    return cache_dir
 
 
 def reference_data() -> Path:

@@ -16,7 +16,7 @@ from pfcore.store.model_sizes import extra_models_path
 from pfcore.store.runs import list_runs
 from pfcore.suites.runner import RunConfig, run_suite
 from pfcore.ui.progress import Eta, format_seconds
-from tests.app_helpers import ROOT, TIMEOUT, no_errors, page, texts
+from tests.app_helpers import ROOT, TIMEOUT, frame_with, no_errors, page, texts
 
 PROBE_KEY = f"probe_cxn_{FRAME_EXAMPLE}"
 
@@ -65,22 +65,22 @@ def test_eta_counts_only_fresh_work() -> None:
 def test_probe_gives_the_balanced_verdict_on_a_frame_sentence(tiny_gpt2: Path, cache_dir: Path) -> None:
     at = page("pages/1_Probe.py", tiny_gpt2).run()
     no_errors(at)
-    decisions = at.dataframe[0].value
+    decisions = frame_with(at, "condition")
     assert list(decisions["condition"]) == ["aligned1", "aligned2", "misaligned1", "misaligned2"]
     assert list(decisions["effect"]) == pytest.approx(list(decisions["shift_construction"]
                                                            - decisions["shift_control"]))
     banner = texts(at.success) + texts(at.warning) + texts(at.info)
     n_correct = int(decisions["correct"].sum())
     verdict = "consistent" if n_correct == 4 else "against" if n_correct == 0 else "mixed"
-    assert any(f"**{verdict}**" in b and f"{n_correct} of 4 decisions" in b for b in banner)
+    assert any(f"**{tiny_gpt2}: {verdict}**" in b and f"{n_correct} of 4 decisions" in b for b in banner)
     assert any("One sentence is not a measurement" in c for c in texts(at.caption))
-    assert len(at.get("plotly_chart")) == 3  # follow-ups, sentences alone, manipulations
-    rises = at.dataframe[-1].value
+    assert len(at.get("plotly_chart")) == 4  # words, follow-ups, sentences alone, manipulations
+    rises = frame_with(at, "manipulation")
     assert list(rises["manipulation"]) == ["NPI", "Pseudocleft", "CP Conjunction", "VP Conjunction",
                                            "VP Gap Conjunction"]
     assert {"rise_construction_bits", "rise_and_bits"} <= set(rises.columns)
     assert not {"rise_construction", "rise_and", "logprob"} & set(rises.columns)  # nats stay in the engine
-    moved = at.dataframe[1].value
+    moved = frame_with(at, "change_bits")
     assert len(moved) == 5 and {"token", "change_bits"} <= set(moved.columns)
     downloads = [b.proto.label for b in at.get("download_button")]
     assert {"Decisions (CSV)", "Verdict (JSON)", "Per-token surprisals (CSV)"} <= set(downloads)
@@ -90,7 +90,7 @@ def test_probe_switches_construction_in_one_click(tiny_gpt2: Path, cache_dir: Pa
     at = page("pages/1_Probe.py", tiny_gpt2).run()
     at.segmented_control(key=PROBE_KEY).set_value("much_less").run()
     no_errors(at)
-    assert all("much less" in c for c in at.dataframe[0].value["context"])
+    assert all("much less" in c for c in frame_with(at, "context")["context"])
     assert any("much less a huge one" in m for m in texts(at.markdown))
 
 
@@ -99,11 +99,14 @@ def test_probe_free_sentence_with_one_pair_is_an_anecdote(tiny_gpt2: Path, cache
     sentence = "He doesn't like shrimp, let alone squid."
     at.text_area(key="probe_text").input(sentence).run()
     assert any("Type a follow-up pair" in i for i in texts(at.info))
+    words = frame_with(at, "difference_bits")  # the sentence word by word, before any follow-up
+    assert list(words["word"]) == ["He", "doesn't", "like", "shrimp,", "let alone", "squid."]
+    assert list(words["word_or"])[4] == "or" and list(words["focus2"]) == [False] * 5 + [True]
     at.number_input(key=f"probe_npairs_{sentence}").set_value(1)
     at.text_input(key=f"probe_ent_0_{sentence}").input("Squid is worse than shrimp.")
     at.text_input(key=f"probe_con_0_{sentence}").input("Shrimp is worse than squid.").run()
     no_errors(at)
-    assert len(at.dataframe[0].value) == 1
+    assert len(frame_with(at, "condition")) == 1
     assert any("One comparison is an anecdote" in c and "reversed order" in c for c in texts(at.caption))
     assert any("paper's frame" in i for i in texts(at.info))  # no manipulations outside the frame
 
@@ -133,7 +136,7 @@ def test_probe_keeps_an_over_long_paste_and_says_why(tiny_gpt2: Path, cache_dir:
 def test_probe_with_a_masked_model(tiny_bert: Path, cache_dir: Path) -> None:
     at = page("pages/1_Probe.py", tiny_bert, kind="masked").run()
     no_errors(at)
-    assert len(at.dataframe[0].value) == 4
+    assert len(frame_with(at, "condition")) == 4
     assert any("pseudo-log-likelihood" in c for c in texts(at.caption))
 
 
@@ -299,23 +302,12 @@ def test_models_page_sets_own_runs_beside_the_paper(tiny_gpt2: Path, cache_dir: 
 
 # ----- the default model -----
 
-@pytest.fixture()
-def default_model_cache(cache_dir: Path) -> Path:
-    """A private cache that shares only the repository's converted default model (when present),
-    so the model is not converted again and the user's scores and runs are left alone."""
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    models = ROOT / "cache" / "models"
-    if models.is_dir():
-        (cache_dir / "models").symlink_to(models)
-    return cache_dir
-
-
 @pytest.mark.slow
 def test_probe_with_the_default_model(default_model_cache: Path) -> None:
     at = AppTest.from_file(str(ROOT / "pages/1_Probe.py"), default_timeout=300).run()
     no_errors(at)
     assert "smollm2-135m-instruct-q4_1" in texts(at.sidebar.success)[0]
-    assert len(at.dataframe[0].value) == 4 and len(at.get("plotly_chart")) == 3
+    assert len(frame_with(at, "condition")) == 4 and len(at.get("plotly_chart")) == 4
 
 
 def test_run_page_with_a_masked_model_offers_global_affinity(tiny_bert: Path, cache_dir: Path) -> None:
@@ -356,7 +348,7 @@ def test_charts_export_svg_or_png_with_a_telling_name_and_title(tiny_gpt2: Path,
     chart = at.get("plotly_chart")[0].proto
     config = json.loads(chart.config)
     assert config["toImageButtonOptions"]["format"] == "svg"
-    assert config["toImageButtonOptions"]["filename"] == "probe_followups"
+    assert config["toImageButtonOptions"]["filename"] == "probe_words"
     title = json.loads(chart.spec)["layout"]["title"]["text"]
     assert FRAME_EXAMPLE in title and str(tiny_gpt2) in title  # the exported file says what it shows
     at.sidebar.radio(key="chart_format").set_value("png").run()
@@ -391,7 +383,7 @@ def test_a_link_reopens_the_probe_view(fake_model: str, cache_dir: Path) -> None
     at.run()
     assert not at.exception
     assert any("He doesn't like shrimp, much less squid." in m for m in texts(at.markdown))
-    assert len(at.dataframe[0].value) == 1  # the pair from the link is scored
+    assert len(frame_with(at, "condition")) == 1  # the pair from the link is scored
     notes = " ".join(texts(at.caption))
     assert "colour (not a setting of this page)" in notes and "reduction='sideways'" in notes
     assert at.query_params["construction"] == ["much_less"] or at.query_params["construction"] == "much_less"

@@ -26,3 +26,12 @@ def base_rates(results: pd.DataFrame, model: str, construction: str) -> pd.DataF
     return pd.DataFrame({"condition": wide.index, "accuracy": wide["accuracy"], "ci_low": wide.get("ci_low"),
                          "ci_high": wide.get("ci_high"), "n": wide.get("n"),
                          "source": latest["source"].iloc[0]}).reset_index(drop=True)
+
+
+def accuracy_over_steps(results: pd.DataFrame, series: str, construction: str) -> pd.Series:
+    """A trajectory's semantic accuracy (all items of the construction) by training step, as the
+    results table holds it for `series` (empty when no trajectory of it was run or imported)."""
+    rows = results[(results["model"] == series) & (results["suite"] == "semantic")
+                   & (results["construction"] == PUBLISHED_NAMES.get(construction, construction))
+                   & (results["filter"] == "all") & (results["metric"] == "accuracy") & results["step"].notna()]
+    return rows.groupby("step")["value"].last()

@@ -6,16 +6,15 @@ import argparse
 import json
 import os
 import sys
-from pathlib import Path
 
-from pfcore.cli_common import add_model_args, positive_int, progress_bar, spec_from_args
+from pfcore.cli_common import add_checkpoint_args, add_model_args, positive_int, progress_bar, spec_from_args
 from pfcore.errors import InputError
 from pfcore.items.schema import CONSTRUCTIONS
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.suites.registry import SUITES
 from pfcore.suites.report import main_table, summary_json
 from pfcore.suites.runner import RunConfig, run_suite
-from pfcore.suites.trajectory import checkpoints, run_trajectory
+from pfcore.suites.trajectory import checkpoints, run_trajectory, series_name
 
 ALL_SUITES = tuple(SUITES)
 
@@ -40,13 +39,9 @@ def register_trajectory(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("trajectory", help="run suites over a model's checkpoints",
                        description="Run suites at each checkpoint (one loaded at a time); results go "
                        "into the results table as each finishes, so a rerun resumes.")
-    p.add_argument("--revisions", help="comma-separated hub revisions (step1,step1000,...) or "
-                   "'pythia-log' for the paper's 19 Pythia checkpoints")
-    p.add_argument("--checkpoint-dir", help="a folder of saved checkpoints named step<N> or checkpoint-<N>")
+    add_checkpoint_args(p)
     p.add_argument("--suite", default="semantic,syntax",
                    help=f"comma-separated suites from: {', '.join(ALL_SUITES)}")
-    p.add_argument("--name", help="the trajectory's model name in the results table "
-                   "(default: --model, or the checkpoint folder's name)")
     add_run_args(p)
     p.add_argument("--json", action="store_true", help="print the finished runs as JSON")
     add_model_args(p)
@@ -109,7 +104,7 @@ def trajectory(args: argparse.Namespace) -> int:
                          f"choose from {', '.join(ALL_SUITES)}")
     spec = spec_from_args(args)
     points = checkpoints(spec, args.revisions, args.checkpoint_dir)
-    name = args.name or (Path(args.checkpoint_dir).resolve().name if args.checkpoint_dir else spec.name)
+    name = series_name(spec, args.checkpoint_dir, args.name)
     quiet = args.json
     table = run_trajectory(name, points, suites, config_from_args(args, suites[0]),
                            report=lambda msg: _report(msg, quiet),

@@ -52,6 +52,12 @@ def checkpoints(base: ModelSpec, revisions: str | None, checkpoint_dir: str | No
     return sorted(points, key=lambda c: (c.step is None, c.step or 0, c.label))
 
 
+def series_name(base: ModelSpec, checkpoint_dir: str | None, name: str | None = None) -> str:
+    """The trajectory's model name in the results table: the given name, else the checkpoint
+    folder's name, else the model's."""
+    return name or (Path(checkpoint_dir).resolve().name if checkpoint_dir else base.name)
+
+
 def _step(revision: str) -> int | None:
     """The training step a revision names, if any."""
     step = step_from_revision(revision)

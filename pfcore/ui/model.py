@@ -3,14 +3,14 @@ factory (every page, the Run page included, scores through `scorer`)."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import streamlit as st
 
 from pfcore.errors import ModelLoadError, PfcoreError
 from pfcore.models import DEFAULT_MODEL, LoadedModel, ModelSpec, load_model
 from pfcore.models.spec import DEFAULT_MODEL_TITLE, DTYPES
-from pfcore.scoring.factory import make_scorer
+from pfcore.scoring.factory import LazyScorer, make_scorer
 from pfcore.scoring.fake import FAKE_MODEL, FakeScorer, fake_enabled
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import RequestScorer
@@ -18,6 +18,7 @@ from pfcore.ui.downloads import EXPORT_FORMATS
 from pfcore.ui.errors import message_for
 
 KINDS = ("causal", "masked")
+MAX_COMPARED = 3  # models beside the sidebar model: four side by side in all
 NAME_HELP = (f"`{DEFAULT_MODEL}` is the embedded default, {DEFAULT_MODEL_TITLE}: no download; instruction "
              "tuning and 4-bit quantization set it apart from the paper's base models. Or a Hugging Face id "
              "such as `EleutherAI/pythia-160m`, a local model folder, or a .gguf file.")
@@ -30,6 +31,12 @@ class ModelChoice:
 
     spec: ModelSpec
     parameters: int | None
+    compared: tuple[ModelSpec, ...] = ()  # more models to score side by side (loaded only when needed)
+
+    @property
+    def specs(self) -> tuple[ModelSpec, ...]:
+        """The sidebar model first, then the models compared with it."""
+        return (self.spec, *self.compared)
 
     @property
     def is_fake(self) -> bool:
@@ -66,6 +73,39 @@ def model_picker() -> ModelSpec | None:
                      device=device, kind=kind)  # type: ignore[arg-type]
 
 
+def apply_models_link(query: dict[str, list[str]]) -> list[str]:
+    """Put a link's `models` (name or name@revision; the first is the sidebar model) into the
+    sidebar before it is drawn; a note when more than the sidebar can compare were given."""
+    models = [m.strip() for m in query.get("models", []) if m.strip()]
+    if not models:
+        return []
+    name, _, revision = models[0].partition("@")
+    st.session_state["model_name"], st.session_state["model_revision"] = name, revision
+    st.session_state["model_compare"] = models[1:MAX_COMPARED + 1]
+    extra = models[MAX_COMPARED + 1:]
+    return [f"models {', '.join(extra)} (at most {MAX_COMPARED + 1} side by side)"] if extra else []
+
+
+def models_query(choice: ModelChoice | None) -> dict[str, list[str]]:
+    """The models a view shows, as the link's `models` values (sidebar model first)."""
+    return {"models": [spec.label for spec in choice.specs]} if choice else {}
+
+
+def compare_picker(primary: ModelSpec) -> tuple[ModelSpec, ...]:
+    """Up to MAX_COMPARED more models (name, folder, .gguf or hub id, with @revision) to score
+    side by side with the sidebar model, of the same kind, precision and device."""
+    options = list(dict.fromkeys([DEFAULT_MODEL, *st.session_state.get("model_compare", [])]))
+    picked = st.sidebar.multiselect(
+        "Compare with", [o for o in options if o != primary.label], key="model_compare", accept_new_options=True,
+        max_selections=MAX_COMPARED, persist_state="session",
+        help=f"up to {MAX_COMPARED} more models, one per entry: a hub id (add @revision, e.g. "
+             "EleutherAI/pythia-160m@step1000), a local folder or a .gguf file; each loads only when a "
+             "score is not in the score cache, and at most two stay in memory")
+    return tuple(replace(primary, name=name.rpartition("@")[0] or name, revision=name.rpartition("@")[2] or None)
+                 if "@" in name else replace(primary, name=name, revision=None)
+                 for name in picked if name.strip() and name != primary.label)
+
+
 @st.cache_resource(max_entries=2, show_spinner=False)
 def _load(spec: ModelSpec) -> tuple[LoadedModel, float]:
     """Load a model once per process; returns it with the seconds the load took."""
@@ -89,7 +129,7 @@ def default_method(kind: str) -> ScoringMethod:
     return ScoringMethod.CAUSAL if kind == "causal" else ScoringMethod.PLL_ORIGINAL
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
+@st.cache_resource(max_entries=2, show_spinner=False)  # at most two models held in memory
 def _scorer(spec: ModelSpec, method: ScoringMethod, bos: bool) -> RequestScorer:
     """One request scorer per (model, method, BOS), shared by every page and session."""
     if is_fake(spec):
@@ -102,6 +142,14 @@ def scorer(spec: ModelSpec, method: ScoringMethod | None = None, bos: bool = Fal
     """The app's cached scorer of a model (the kind's default method unless one is given); also
     the `ScorerSource` the Run page hands to the runner."""
     return _scorer(spec, method or default_method(spec.kind), bos)
+
+
+def lazy_scorer(spec: ModelSpec) -> RequestScorer:
+    """A scorer that loads its model (through the app's cache) only when a score is not in the
+    score cache: compared models come back from the cache without taking memory."""
+    if is_fake(spec):
+        return FakeScorer()
+    return LazyScorer(spec, default_method(spec.kind), False, scorer)
 
 
 def is_fake(spec: ModelSpec) -> bool:
@@ -122,7 +170,7 @@ def sidebar_model() -> ModelChoice | None:
     if is_fake(spec):
         st.sidebar.warning(f"**{spec.name}** ready: a deterministic stand-in for tests, not a "
                            "language model; its numbers mean nothing.")
-        return ModelChoice(spec, None)
+        return ModelChoice(spec, None, compare_picker(spec))
     try:
         with st.sidebar, st.spinner(f"Loading {spec.label}..."):
             loaded, seconds = cached_model(spec)
@@ -133,4 +181,4 @@ def sidebar_model() -> ModelChoice | None:
     st.sidebar.success(f"**{spec.label}** ({spec.kind}) ready: {parameters / 1e6:,.1f}M "
                        f"parameters, loaded in {seconds:.1f} s")
     st.sidebar.caption(f"from `{loaded.source}`")
-    return ModelChoice(spec, parameters)
+    return ModelChoice(spec, parameters, compare_picker(spec))
