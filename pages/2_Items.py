@@ -11,12 +11,13 @@ from pfcore.suites.blocks import (
     group_labels,
     group_of_row,
     score_group,
+    stacked_groups,
 )
 from pfcore.ui.downloads import chart, download_csv
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.items_view import item_frame
 from pfcore.ui.links import Param, apply, choice_of, current, opened_query, publish, show_link
-from pfcore.ui.model import scorer as request_scorer
+from pfcore.ui.model import Models
 from pfcore.ui.page import start_page
 
 SHOWN_ROWS = 2000
@@ -83,11 +84,12 @@ with shown_errors():
     if choice is None:
         st.info("Load a model in the sidebar to score this block.")
         st.stop()
-    scorer = request_scorer(choice.spec)
-    with st.spinner(f"Scoring with {choice.spec.label}..."):
-        scored = score_group(scorer, kind, group_id)
-    st.caption(f"Scored by {choice.spec.label}: {scorer.method.label}; sentence scores are the mean "
-               "log-probability per token, as in the paper's code; every value here is in bits.")
+    models = Models(choice.specs)
+    with st.spinner(f"Scoring with {models.named()}..."):
+        scored = stacked_groups({label: score_group(s, kind, group_id) for label, s in models.scorers.items()})
+    methods = "; ".join(f"{label}: {s.method.label}" for label, s in models.scorers.items())
+    st.caption(f"Scored by {methods}; sentence scores are the mean log-probability per token, as in the paper's "
+               "code; every value here is in bits.")
     if kind == "semantic":
         st.markdown("**Rows**: log-odds = log P(*easier*) − log P(*harder*) of the follow-up given "
                     "the context.")
@@ -96,11 +98,13 @@ with shown_errors():
                     "the direction it entails (higher for aligned1 and misaligned2, lower for "
                     "aligned2 and misaligned1).")
         st.dataframe(scored.decisions, hide_index=True)
-        st.metric("Correct pairs in this block", f"{int(scored.decisions['correct'].sum())} of {len(scored.decisions)}")
-        row = st.selectbox("Per-token surprisal of row", list(scored.rows["row"]), key="items_row")
+        correct = scored.decisions.groupby("model", sort=False)["correct"].agg(["sum", "size"])
+        for column, (label, counts) in zip(st.columns(len(correct)), correct.iterrows()):
+            column.metric(f"Correct pairs in this block ({label})", f"{int(counts['sum'])} of {int(counts['size'])}")
+        row = st.selectbox("Per-token surprisal of row", list(dict.fromkeys(scored.rows["row"])), key="items_row")
         tokens = scored.tokens[scored.tokens["row"] == row]
-        chart(token_bars_figure(tokens, "fill", title=f"{labels[group_id]}, {row}: the follow-up with each fill "
-                                                      f"({choice.spec.label})"),
+        chart(token_bars_figure(tokens, "fill", facet="model",
+                                title=f"{labels[group_id]}, {row}: the follow-up with each fill ({models.named()})"),
               "item_tokens.html", key="items_tokens_chart")
     else:
         st.markdown("**Sentences**: surprisal = − mean log-probability per token (bits).")
@@ -113,8 +117,8 @@ with shown_errors():
                                 key="items_sentences")
         if picked:
             tokens = scored.tokens[scored.tokens["sentence"].isin(picked)]
-            chart(token_bars_figure(tokens, "sentence", title=f"{labels[group_id]}: per-token surprisal "
-                                                              f"({choice.spec.label})"),
+            chart(token_bars_figure(tokens, "sentence", facet="model",
+                                    title=f"{labels[group_id]}: per-token surprisal ({models.named()})"),
                   "item_tokens.html", key="items_tokens_chart")
     c1, c2 = st.columns(2)
     with c1:

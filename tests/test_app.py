@@ -169,7 +169,7 @@ def test_items_a_clicked_row_opens_its_block_and_the_cap_is_said(tiny_gpt2: Path
     no_errors(at)
     assert at.selectbox(key="items_group_semantic").value == table.iloc[1999]["block_id"]
     rows = at.dataframe[1].value
-    assert list(rows.columns[:2]) == ["row", "logodds_bits"]  # the numbers people compare come first
+    assert list(rows.columns[:3]) == ["model", "row", "logodds_bits"]  # the numbers people compare come first
     assert table.iloc[1999]["context"] in set(rows["context"])
 
 

@@ -176,3 +176,18 @@ def test_the_default_model_beside_a_tiny_one_in_the_cli_and_the_app(tiny_gpt2: P
     for result in results:  # the page and the CLI give the same numbers
         shown = decisions[decisions["model"] == result["model"]]["effect"].tolist()
         assert shown == pytest.approx([d["effect"] for d in result["decisions"]], abs=1e-9)
+
+
+def test_items_block_is_scored_by_every_chosen_model(tiny_gpt2: Path, checkpoint_series: Path,
+                                                     cache_dir: Path) -> None:
+    other = str(checkpoint_series / "step32")
+    at = page("pages/2_Items.py", tiny_gpt2)
+    at.session_state["model_compare"] = [other]
+    at.run()
+    no_errors(at)
+    decisions = frame_with(at, "cxn_logodds_bits")
+    assert len(decisions) == 8 and list(dict.fromkeys(decisions["model"])) == [str(tiny_gpt2), other]
+    assert [m.label for m in at.metric] == [f"Correct pairs in this block ({tiny_gpt2})",
+                                            f"Correct pairs in this block ({other})"]
+    tokens = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert any(other in a["text"] for a in tokens["layout"]["annotations"])  # one column per model

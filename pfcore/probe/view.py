@@ -1,8 +1,5 @@
-"""A probe's results for reading: per-token tables with readable panel names, rises in bits, several
-models' tables stacked into one."""
+"""A probe's results for reading: per-token tables with readable panel names, rises in bits."""
 from __future__ import annotations
-
-from collections.abc import Mapping
 
 import pandas as pd
 
@@ -43,13 +40,6 @@ def rises_in_bits(rises: pd.DataFrame) -> pd.DataFrame:
                         rise_and_bits=rises["rise_and"] / LN2).drop(columns=["rise_construction", "rise_and"])
     first = ["manipulation", "kind", "rise_construction_bits", "rise_and_bits", "correct"]
     return bits[first + [c for c in bits.columns if c not in first]]
-
-
-def stacked(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
-    """Several models' tables of the same shape as one, with a `model` column first."""
-    frames = [t.assign(model=label) for label, t in tables.items()]
-    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame({"model": []})
-    return table[["model", *[c for c in table.columns if c != "model"]]]
 
 
 def with_base_rates(decisions: pd.DataFrame, rates: pd.DataFrame) -> pd.DataFrame:

@@ -108,6 +108,20 @@ class GroupScores:
     tokens: pd.DataFrame
 
 
+def stacked(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """Several models' tables of the same shape as one, with a `model` column first."""
+    frames = [t.assign(model=label) for label, t in tables.items()]
+    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame({"model": []})
+    return table[["model", *[c for c in table.columns if c != "model"]]]
+
+
+def stacked_groups(groups: Mapping[str, GroupScores]) -> GroupScores:
+    """One block scored by several models, as one GroupScores whose tables have a `model` column."""
+    return GroupScores(stacked({m: g.rows for m, g in groups.items()}),
+                       stacked({m: g.decisions for m, g in groups.items()}),
+                       stacked({m: g.tokens for m, g in groups.items()}))
+
+
 def group_items(kind: str, group_id: str) -> list[Item]:
     """The items of one semantic block, or of one syntactic base (every connective)."""
     key = GROUP[kind]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import streamlit as st
 
@@ -42,6 +43,28 @@ class ModelChoice:
     def is_fake(self) -> bool:
         """Whether this is the deterministic stand-in the tests use, not a language model."""
         return self.parameters is None
+
+
+@dataclass(frozen=True)
+class Models:
+    """The models a view scores, by label, in the sidebar's order (the first is the main one)."""
+
+    specs: tuple[ModelSpec, ...]
+
+    @property
+    def labels(self) -> list[str]:
+        """Each model's label (name@revision)."""
+        return [s.label for s in self.specs]
+
+    @cached_property
+    def scorers(self) -> dict[str, RequestScorer]:
+        """A scorer per model that loads its model only when a score is not in the score cache."""
+        return {s.label: lazy_scorer(s) for s in self.specs}
+
+    def named(self) -> str:
+        """The models for a title: one name, or 'a, b and c'."""
+        labels = self.labels
+        return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
 
 
 def devices() -> tuple[str, ...]:

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from contextlib import closing
-from dataclasses import dataclass
-from functools import cached_property
 
 import pandas as pd
 import streamlit as st
@@ -18,41 +16,20 @@ from pfcore.plots.words import checkpoint_figure, word_curves_figure
 from pfcore.probe import FRAME_EXAMPLE, Probe, analyze_sentence, probe_sentence, score_manipulations, score_probe
 from pfcore.probe.checkpoints import CheckpointProbe, checkpoint_series, probe_checkpoint
 from pfcore.probe.verdict import AGAINST, CAVEAT, CONSISTENT, ProbeVerdict, anecdote_note
-from pfcore.probe.view import followup_tokens, rises_in_bits, sentence_tokens, stacked, with_base_rates
+from pfcore.probe.view import followup_tokens, rises_in_bits, sentence_tokens, with_base_rates
 from pfcore.probe.words import FIRST_WORD_NOTE, score_sentences, sentence_token_table, word_table
-from pfcore.scoring.requests import Reduction, RequestScorer
+from pfcore.scoring.requests import Reduction
 from pfcore.store.cache import ScoreCache
 from pfcore.store.results import load_results
+from pfcore.suites.blocks import stacked
 from pfcore.suites.trajectory import Checkpoint, checkpoints, series_name
 from pfcore.ui.downloads import chart, download_csv, download_json
-from pfcore.ui.model import lazy_scorer
+from pfcore.ui.model import Models, lazy_scorer
 
 BANNER = {CONSISTENT: st.success, AGAINST: st.warning}
 BOW_HELP = ("On: a word's surprisal is that of the word itself, its tokens plus the chance that a new word "
             "starts after it (the beginning-of-word correction; see docs/words-and-regions.md). Off: the sum of "
             "its tokens' surprisals, as minicons reports it.")
-
-
-@dataclass(frozen=True)
-class Models:
-    """The models a view scores, by label, in the sidebar's order (the first is the main one)."""
-
-    specs: tuple[ModelSpec, ...]
-
-    @property
-    def labels(self) -> list[str]:
-        """Each model's label (name@revision)."""
-        return [s.label for s in self.specs]
-
-    @cached_property
-    def scorers(self) -> dict[str, RequestScorer]:
-        """A scorer per model that loads its model only when a score is not in the score cache."""
-        return {s.label: lazy_scorer(s) for s in self.specs}
-
-    def named(self) -> str:
-        """The models for a title: one name, or 'a, b and c'."""
-        labels = self.labels
-        return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
 
 
 def words_section(probe: Probe, models: Models) -> None:
