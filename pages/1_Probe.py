@@ -109,12 +109,12 @@ with shown_errors():
         st.warning(found.message)
         st.stop()
     state.setdefault(construction_key(), found.construction)
-    chosen = st.segmented_control("Construction", list(found.choices), format_func=found.choices.get,
-                                  required=True, key=construction_key(), persist_state="session")
+    chosen = st.segmented_control("Construction", list(found.choices), format_func=found.choices.__getitem__,
+                                  required=True, key=construction_key(), persist_state="session") or found.construction
     probe = found if chosen == found.construction else found.with_construction(chosen)
     st.markdown(f"**Sentence**: {probe.text}  \n**Control**: {probe.control}")
     st.caption(probe.message)
-    reduction: Reduction = "sum" if st.radio("Sentence score", list(REDUCTIONS), format_func=REDUCTIONS.get,
+    reduction: Reduction = "sum" if st.radio("Sentence score", list(REDUCTIONS), format_func=REDUCTIONS.__getitem__,
                                              key="probe_reduction", persist_state="session") == "sum" else "mean"
     pairs = [] if probe.fits_frame else pair_inputs()
     if choice is None:

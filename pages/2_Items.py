@@ -40,8 +40,8 @@ with shown_errors():
     notes = apply(PARAMS, opened) if opened is not None else []
     state.setdefault("items_kind", "semantic")
     show_link(publish("items", current(PARAMS)), notes)
-    kind = st.segmented_control("Suite", list(SUITES), format_func=SUITES.get, required=True, key="items_kind",
-                                persist_state="session")
+    kind = st.segmented_control("Suite", list(SUITES), format_func=SUITES.__getitem__, required=True, key="items_kind",
+                                persist_state="session") or "semantic"
     items = item_frame(kind)
     c1, c2, c3, c4 = st.columns(4)
     chosen = ItemFilter(
@@ -77,7 +77,7 @@ with shown_errors():
         st.caption(notes_block)
         state.pop(f"items_group_{kind}")
     group_id = st.selectbox("Block" if kind == "semantic" else "Base sentence", list(labels),
-                            format_func=labels.get, key=f"items_group_{kind}", persist_state="session")
+                            format_func=labels.__getitem__, key=f"items_group_{kind}", persist_state="session")
     if group_count(rows, kind) > PICKER_LIMIT:
         st.caption(f"The first {PICKER_LIMIT:,} of {group_count(rows, kind):,} blocks are listed; filter the items "
                    "or click a row above to open any other.")

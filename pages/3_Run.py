@@ -37,7 +37,7 @@ with shown_errors():
     suites = c1.multiselect("Suites", [s for s in suites_for(kind) if s in PAIRED_FOCUS], default=["semantic"],
                             format_func=lambda s: get_suite(s).label, key="run_suites")
     constructions = c2.multiselect("Constructions", list(CONSTRUCTIONS), default=list(CONSTRUCTIONS),
-                                   format_func=CONSTRUCTIONS.get, key="run_constructions")
+                                   format_func=CONSTRUCTIONS.__getitem__, key="run_constructions")
     blocks = c3.number_input("Blocks per construction", min_value=0, value=5, step=5, key="run_blocks",
                              help="semantic blocks of 8, or syntactic base sentences; 0 = all of them")
     configs = plan_configs(suites, constructions, int(blocks), UI_CHUNK)

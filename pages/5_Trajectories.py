@@ -69,7 +69,7 @@ with shown_errors():
         names = list(models)
         link_notes = apply([Param("model", "traj_model", choice_of(names))], opened, ("series",)) if opened else []
         c1, c2 = st.columns([3, 2])
-        model = c1.selectbox("Model", names, index=default_model(names), format_func=models.get,
+        model = c1.selectbox("Model", names, index=default_model(names), format_func=models.__getitem__,
                              key="traj_model", persist_state="session")
         source = c2.selectbox("Numbers from", source_choices(table, model), format_func=source_label,
                               key=widget_key("source", model, ""))
@@ -87,7 +87,7 @@ if shown:
             link_notes += apply(params[1:], opened, ("model",))
         show_link(publish("trajectories", current(params)), link_notes)
         c1, c2 = st.columns([3, 2])
-        picked = c1.multiselect("Series", available, default=defaults(FIGURE2, available),
+        picked = c1.multiselect("Series", available, default=defaults(list(FIGURE2), available),
                                 format_func=series_label, key=widget_key("series", model, source),
                                 help="CONSTRUCTION:FILTER; pf_avg is the mean of the four constructions' "
                                      "semantic accuracy, syntax their syntactic accuracy")

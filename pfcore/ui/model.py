@@ -82,7 +82,7 @@ def model_picker() -> ModelSpec | None:
                            persist_state="session", help=NAME_HELP)
     kind = side.radio("Kind", KINDS, horizontal=True, key="model_kind", persist_state="session",
                       help="causal: next-word models (GPT-style). masked: BERT-style models.")
-    side.radio("Chart export", list(EXPORT_FORMATS), format_func=EXPORT_FORMATS.get, key="chart_format",
+    side.radio("Chart export", list(EXPORT_FORMATS), format_func=EXPORT_FORMATS.__getitem__, key="chart_format",
                persist_state="session", help="what the camera button of every chart's toolbar saves")
     with side.expander("Revision, precision, device"):
         revision = st.text_input("Revision", value="", key="model_revision", persist_state="session",
