@@ -72,10 +72,10 @@ with shown_errors():
     labels = group_labels(rows, kind, keep=clicked or linked)
     if clicked is not None:
         state[f"items_group_{kind}"] = clicked
-    elif linked is not None and linked not in labels:
-        notes_block = f"block={linked!r} is not among the items shown; the first block is open instead"
-        st.caption(notes_block)
-        state.pop(f"items_group_{kind}")
+    elif linked is not None and linked not in labels:  # filtered out: open the first block that matches
+        if opened and "block" in opened:
+            st.caption(f"block={linked!r} is not among the items shown; the first block is open instead")
+        state[f"items_group_{kind}"] = next(iter(labels))
     group_id = st.selectbox("Block" if kind == "semantic" else "Base sentence", list(labels),
                             format_func=labels.__getitem__, key=f"items_group_{kind}", persist_state="session")
     if group_count(rows, kind) > PICKER_LIMIT:

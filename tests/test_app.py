@@ -173,6 +173,21 @@ def test_items_a_clicked_row_opens_its_block_and_the_cap_is_said(tiny_gpt2: Path
     assert table.iloc[1999]["context"] in set(rows["context"])
 
 
+def test_items_a_filter_that_hides_the_open_block_opens_the_first_match(tiny_gpt2: Path, fake_model: str,
+                                                                       cache_dir: Path) -> None:
+    at = page("pages/2_Items.py", fake_model).run()
+    first = at.selectbox(key="items_group_semantic").value
+    at.text_input(key="items_search_semantic").input("rock").run()
+    no_errors(at)
+    block = at.selectbox(key="items_group_semantic")
+    assert block.value != first and "rock" in block.options[block.index]
+    assert not any("is not among the items shown" in c for c in texts(at.caption))  # said only for a link
+    linked = page("pages/2_Items.py", fake_model)
+    linked.query_params["block"] = "no-such-block"
+    linked.run()
+    assert any("block='no-such-block' is not among the items shown" in c for c in texts(linked.caption))
+
+
 def test_items_syntax_base_and_empty_state(tiny_gpt2: Path, cache_dir: Path) -> None:
     at = page("pages/2_Items.py", tiny_gpt2).run()
     at.segmented_control(key="items_kind").set_value("syntax").run()
