@@ -44,6 +44,19 @@ def make_folder(path: Path, what: str) -> Path:
     return path
 
 
+def read_bounded(path: Path, limit: int, what: str) -> bytes:
+    """A small file's bytes; InputError when it cannot be read or is over `limit` bytes (refused
+    unread, so that a wrong path such as a device file cannot stall the program)."""
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(limit + 1)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the {what} ({exc.strerror or exc})") from exc
+    if len(raw) > limit:
+        raise InputError(f"{path}: the {what} is larger than {limit / 2**20:g} MiB; is this the right file?")
+    return raw
+
+
 def published_results_dir() -> str:
     """The folder of the paper's published per-checkpoint summaries the app offers to import:
     $PFCORE_PUBLISHED_RESULTS, or "" (the user types or fetches it)."""

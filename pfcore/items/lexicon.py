@@ -12,7 +12,7 @@ import yaml
 
 from pfcore.errors import InputError
 from pfcore.items.safe_yaml import compose
-from pfcore.paths import DATA_DIR
+from pfcore.paths import DATA_DIR, read_bounded
 
 DEFAULT_LEXICON = DATA_DIR / "lexicon.yaml"
 MAX_LEXICON_BYTES = 1 << 20  # 200 times the shipped lexicon; PyYAML reads about 100 kB a second
@@ -159,7 +159,7 @@ def frame_name(verb: str, noun: str, scale: str) -> str:
 def load_lexicon(path: str | Path | None = None) -> Lexicon:
     """Read and validate a lexicon YAML (the shipped one by default); InputError lists problems."""
     path = Path(path) if path is not None else DEFAULT_LEXICON
-    raw = _lexicon_bytes(path)
+    raw = read_bounded(path, MAX_LEXICON_BYTES, "lexicon")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -172,20 +172,6 @@ def load_lexicon(path: str | Path | None = None) -> Lexicon:
         raise InputError(f"{path}: invalid lexicon:\n" + "\n".join(checker.problems))
     assert lexicon is not None
     return lexicon
-
-
-def _lexicon_bytes(path: Path) -> bytes:
-    """The lexicon file's bytes; InputError when it cannot be read or is over MAX_LEXICON_BYTES
-    (refused unread, so that a wrong path such as a device file cannot stall the load)."""
-    try:
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_LEXICON_BYTES + 1)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read the lexicon ({exc.strerror})") from exc
-    if len(raw) > MAX_LEXICON_BYTES:
-        raise InputError(f"{path}: the lexicon is larger than {MAX_LEXICON_BYTES / 2**20:g} MiB; "
-                         "is this the right file?")
-    return raw
 
 
 class YamlChecker:

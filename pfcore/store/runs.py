@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from pfcore.errors import InputError
-from pfcore.paths import cache_subdir
+from pfcore.paths import cache_subdir, make_folder
 from pfcore.store.manifest import Manifest
 
 TABLES = ("rows", "decisions", "summary")
@@ -33,13 +33,7 @@ class RunRecord:
 def save_run(manifest: Manifest, tables: dict[str, pd.DataFrame], out: Path | None = None,
              published: pd.DataFrame | None = None) -> RunRecord:
     """Write tables, the published-layout summary and the manifest into the run's folder."""
-    folder = Path(out) if out else cache_subdir("runs") / manifest.run_id
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"cannot write the run record into {folder}: {exc.strerror or exc}") from exc
-    if not folder.is_dir():
-        raise InputError(f"cannot write the run record into {folder}: it is not a folder")
+    folder = make_folder(Path(out) if out else cache_subdir("runs") / manifest.run_id, "the run record's folder")
     for name, df in tables.items():
         df.to_csv(folder / f"{name}.csv", index=False)
     if published is not None:

@@ -16,7 +16,7 @@ from pfcore.items.lexicon import YamlChecker
 from pfcore.items.safe_yaml import compose
 from pfcore.items.schema import CONSTRUCTIONS
 from pfcore.models.spec import DEFAULT_MODEL, DTYPES, Kind, ModelSpec
-from pfcore.paths import cache_subdir
+from pfcore.paths import cache_subdir, read_bounded
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import Reduction
 from pfcore.store.cache import CHUNK
@@ -141,13 +141,7 @@ def save_uploaded_plan(file_name: str, data: bytes) -> Path:
 
 def _plan_text(path: Path) -> str:
     """The plan file as text; InputError when unreadable, too large or not UTF-8."""
-    try:
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_PLAN_BYTES + 1)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read the sweep plan ({exc.strerror or exc})") from exc
-    if len(raw) > MAX_PLAN_BYTES:
-        raise InputError(f"{path}: larger than {MAX_PLAN_BYTES >> 20} MiB; is this a sweep plan?")
+    raw = read_bounded(path, MAX_PLAN_BYTES, "sweep plan")
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
