@@ -151,7 +151,9 @@ def test_probe_page_follows_the_sentence_across_checkpoints(checkpoint_series: P
     assert any("over training" in t for t in titles)
     chart = next(json.loads(c.spec) for c in at.get("plotly_chart")
                  if "over training" in json.loads(c.spec)["layout"]["title"]["text"])
-    assert chart["layout"]["xaxis2"]["type"] == "log"
+    for axis in ("xaxis", "xaxis2"):  # both rows on one log axis (the top row was drawn linear)
+        assert chart["layout"][axis]["type"] == "log"
+        assert chart["layout"][axis]["tickvals"] == [1, 8, 32] and chart["layout"][axis]["ticktext"] == ["0", "8", "32"]
     at.toggle(key="probe_ckpt_open").set_value(True).run()
     at.select_slider(key="probe_ckpt_pick").set_value("step8").run()
     no_errors(at)

@@ -73,7 +73,10 @@ def checkpoint_figure(series: pd.DataFrame, effect_unit: str, title: str | None 
                                  name=f"focus 2 {name}", text=series["checkpoint"],
                                  hovertemplate="%{text}<br>%{y:.2f} bits<extra></extra>"), row=2, col=1)
     fig.add_hline(y=0, line_color="grey", row=1, col=1)
-    fig.update_xaxes(type="log", title_text="training step (log scale; step 0 drawn at 1)", row=2, col=1)
+    ticks = {"tickvals": list(steps), "ticktext": [f"{int(s):,}" for s in series["step"]]} if len(steps) <= 12 else {}
+    fig.update_xaxes(type="log", **ticks)  # both rows: one log axis, ticks at the steps scored
+    fig.update_xaxes(title_text="training step (log scale; step 0 drawn at 1)", row=2, col=1)
+    fig.update_yaxes(exponentformat="power")  # 2x10^-5, not the SI "20µ"
     fig.update_yaxes(title_text=f"effect ({effect_unit})", row=1, col=1)
     fig.update_yaxes(title_text="surprisal (bits)", row=2, col=1)
     fig.update_layout(title=title, height=560, margin={"t": 80}, legend={"orientation": "h", "y": -0.15})
