@@ -11,6 +11,7 @@ import pytest
 
 from tests import tiny_models
 
+REPO_CACHE = Path(__file__).resolve().parents[1] / "cache"
 REFERENCE_VAR = "PFCORE_REFERENCE_DATA"
 DEFAULT_REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 # Made-up minimal pairs in BLiMP's format (not BLiMP items): paradigm -> (good, bad) pairs.
@@ -66,14 +67,23 @@ def checkpoint_series(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.fixture(scope="session")
+def converted_models() -> Path:
+    """The repository's cache/models with the default model converted in it (once per clone, as
+    `make app` does): every test of the default model shares this one conversion."""
+    from pfcore.models.loading import converted_folder, default_gguf
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PFCORE_CACHE", str(REPO_CACHE))
+        converted_folder(default_gguf())
+    return REPO_CACHE / "models"
+
+
 @pytest.fixture()
-def default_model_cache(cache_dir: Path) -> Path:
-    """A private cache that shares only the repository's converted default model (when present),
-    so the model is not converted again and the user's scores and runs are left alone."""
+def default_model_cache(cache_dir: Path, converted_models: Path) -> Path:
+    """A private cache that shares only the converted default model, so the model is not converted
+    again and the user's scores and runs are left alone."""
     cache_dir.mkdir(parents=True, exist_ok=True)
-    models = Path(__file__).resolve().parents[1] / "cache" / "models"
-    if models.is_dir():
-        (cache_dir / "models").symlink_to(models)
+    (cache_dir / "models").symlink_to(converted_models)
     return cache_dir
 
 

@@ -48,7 +48,7 @@ def test_bad_input_is_one_line(argv: list[str], message: str, cache_dir: Path, c
 
 
 @pytest.mark.slow
-def test_default_model_sum_matches_minicons(cache_dir: Path) -> None:
+def test_default_model_sum_matches_minicons(default_model_cache: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "pfcore", "score", PREFIX, CONT, "--json"],
                           capture_output=True, text=True, check=True)
     out = json.loads(proc.stdout)

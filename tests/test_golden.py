@@ -12,7 +12,7 @@ from tests.golden_table import DIGITS, PATH, golden_table
 pytestmark = pytest.mark.slow
 
 
-def test_default_model_scores_equal_the_golden_table(cache_dir: Path, tmp_path: Path) -> None:
+def test_default_model_scores_equal_the_golden_table(default_model_cache: Path, tmp_path: Path) -> None:
     pinned = pd.read_csv(PATH, keep_default_na=False)
     now = golden_table(tmp_path / "runs")
     assert list(now["key"]) == list(pinned["key"]), "the item set or the filters changed"

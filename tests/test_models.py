@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -63,16 +64,19 @@ def test_pickled_weights_are_not_loaded(tiny_gpt2: Path, tmp_path: Path) -> None
 
 
 @pytest.mark.slow
-def test_default_model_converts_once_and_rebuilds_a_damaged_copy(cache_dir: Path) -> None:
+def test_default_model_converts_once_and_rebuilds_a_damaged_copy(converted_models: Path, cache_dir: Path) -> None:
+    """The shared conversion is complete; a copy with truncated weights is noticed and converted again."""
+    shared = converted_models / "SmolLM2-135M-Instruct.Q4_1"
+    marker = json.loads((shared / "pfcore-converted.json").read_text())
+    assert marker["files"]["model.safetensors"] > 100_000_000
+    assert not list(converted_models.glob(".tmp-*"))
+    folder = cache_dir / "models" / shared.name
+    shutil.copytree(shared, folder)
     clear_loaded()
-    loaded = load_model(ModelSpec())
-    tok = loaded.tokenizer
+    tok = load_model(ModelSpec()).tokenizer
+    assert Path(load_model(ModelSpec()).source) == folder.resolve()  # the copy is used, not converted again
     assert tok("Hello")["input_ids"][0] != tok.bos_token_id  # no BOS added
     assert tok.eos_token == tok.pad_token == "<|im_end|>"
-    folder = Path(loaded.source)
-    marker = json.loads((folder / "pfcore-converted.json").read_text())
-    assert marker["files"]["model.safetensors"] > 100_000_000
-    assert not list(folder.parent.glob(".tmp-*"))
     # damage it: truncate the weights; the next load notices and converts again
     clear_loaded()
     weights = folder / "model.safetensors"
@@ -81,6 +85,7 @@ def test_default_model_converts_once_and_rebuilds_a_damaged_copy(cache_dir: Path
         again = load_model(ModelSpec())
     assert weights.stat().st_size == marker["files"]["model.safetensors"]
     assert again.tokenizer.eos_token == "<|im_end|>"
+    assert not list(folder.parent.glob(".tmp-*"))
     clear_loaded()
 
 

@@ -115,7 +115,7 @@ def test_probe_cli_refuses_a_sentence_without_construction(capsys: pytest.Captur
 
 
 @pytest.mark.slow
-def test_default_model_probe_equals_the_suite_on_that_block(cache_dir: Path, tmp_path: Path,
+def test_default_model_probe_equals_the_suite_on_that_block(default_model_cache: Path, tmp_path: Path,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
     """The issue's own example on the embedded default model, through the CLI."""
     assert main(["probe", ROCK, "--json"]) == 0

@@ -1,6 +1,8 @@
 """Causal scoring agrees with minicons IncrementalLMScorer to 1e-4, tree-packed or not."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -157,7 +159,7 @@ def test_masked_model_is_refused(tiny_bert) -> None:
 
 
 @pytest.mark.slow
-def test_default_model_matches_minicons() -> None:
+def test_default_model_matches_minicons(default_model_cache: Path) -> None:
     loaded = load_model(ModelSpec())
     reference = mscorer.IncrementalLMScorer(loaded.model, tokenizer=loaded.tokenizer, device="cpu")
     pre, cont = pairs()
