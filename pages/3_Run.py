@@ -73,8 +73,7 @@ with shown_errors():
             st.success(f"{record.manifest.suite}: {record.manifest.items.count:,} items scored in "
                        f"{format_seconds(record.manifest.timings_s.total_s)}.")
         if plan.finished:
-            state.run_latest = str(plan.finished[-1].path)
-            state.pop("run_pick", None)
+            state.run_pick = str(plan.finished[-1].path)  # set, not cleared: the browser keeps a cleared pick
 
 render_sweep_section()  # before Results, which stops the page when there are no runs yet
 
@@ -86,10 +85,9 @@ with shown_errors():
                 "with `python -m pfcore run` appear here too.")
         st.stop()
     paths = [str(r.path) for r in runs]
-    latest = state.get("run_latest")
     if state.get("run_pick") not in paths:
         state.pop("run_pick", None)
-    picked = st.selectbox("Run", paths, index=paths.index(latest) if latest in paths else 0,
+    picked = st.selectbox("Run", paths,
                           format_func=lambda p: run_label(runs[paths.index(p)]), key="run_pick")
     show_link(publish("run", current([RUN_PARAM])), link_notes)
     record = load_run(picked)

@@ -13,6 +13,7 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 
@@ -116,22 +117,28 @@ def browser() -> Iterator[Browser]:
         b.close()
 
 
-@pytest.fixture(scope="module")
-def app(artifacts: Path) -> Iterator[App]:
-    """The app on the repository's cache/, so the converted default model is reused."""
-    yield from _serve(ROOT / "cache", artifacts / "streamlit-probe.log")
-
-
-@pytest.fixture(scope="module")
-def tour_app(artifacts: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[App]:
-    """The app on a fresh cache that shares only the converted models, so runs start empty."""
-    cache = tmp_path_factory.mktemp("tour-cache")
-    models = ROOT / "cache" / "models"
-    if models.is_dir():
-        (cache / "models").symlink_to(models)
+def _fresh_cache(tmp_path_factory: pytest.TempPathFactory, models: Path, name: str) -> Path:
+    """A cache that shares only the converted models, so the user's cache/ is left alone and
+    nothing is scored before the test."""
+    cache = tmp_path_factory.mktemp(name)
+    (cache / "models").symlink_to(models)
     (cache / "app").mkdir()
     (cache / "app" / "models.csv").write_text(DEFAULT_MODEL_SIZES)
-    yield from _serve(cache, artifacts / "streamlit-tour.log")
+    return cache
+
+
+@pytest.fixture(scope="module")
+def app(artifacts: Path, tmp_path_factory: pytest.TempPathFactory, converted_models: Path) -> Iterator[App]:
+    """The app for the Probe test, on its own fresh cache."""
+    yield from _serve(_fresh_cache(tmp_path_factory, converted_models, "probe-cache"),
+                      artifacts / "streamlit-probe.log")
+
+
+@pytest.fixture(scope="module")
+def tour_app(artifacts: Path, tmp_path_factory: pytest.TempPathFactory, converted_models: Path) -> Iterator[App]:
+    """The app for the tour, on its own fresh cache, so runs start empty."""
+    yield from _serve(_fresh_cache(tmp_path_factory, converted_models, "tour-cache"),
+                      artifacts / "streamlit-tour.log")
 
 
 def new_page(browser: Browser) -> Page:
@@ -150,14 +157,14 @@ def assert_no_exception(page: Page) -> None:
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
-def screenshot(page: Page, path: Path) -> None:
+def screenshot(page: Page, path: Path, width: int = 1400) -> None:
     """The whole page, not just the window: Streamlit scrolls inside its main block, so the window
     is made as tall as the content first."""
     height = page.evaluate("document.querySelector('[data-testid=\"stMainBlockContainer\"]').scrollHeight")
-    page.set_viewport_size({"width": 1400, "height": min(int(height) + 120, 12000)})
+    page.set_viewport_size({"width": width, "height": min(int(height) + 120, 12000)})
     page.wait_for_timeout(1500)  # let plotly redraw at the new size
     page.screenshot(path=str(path), full_page=True)
-    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.set_viewport_size({"width": width, "height": 1000})
 
 
 def wait_for_progress(page: Page, at_least: int) -> int:
@@ -180,7 +187,8 @@ def submit_sentence(page: Page, sentence: str, connective: str) -> tuple[float, 
     area.fill(sentence)
     started = time.monotonic()
     area.press("Control+Enter")
-    expect(page.get_by_text(f"Log-odds shift with '{connective}'")).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_text(f"with '{connective}' the model moves toward the entailed")).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_text("4 decisions")).to_be_visible(timeout=WAIT_MS)
     expect(page.locator(".js-plotly-plot .main-svg").first).to_be_visible(timeout=WAIT_MS)
     drawn = time.monotonic() - started
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=WAIT_MS)
@@ -213,7 +221,31 @@ def test_tour_of_the_four_pages(tour_app: App, browser: Browser, artifacts: Path
     expect(page.locator(".js-plotly-plot .main-svg").first).to_be_visible(timeout=WAIT_MS)
     drawn, done = submit_sentence(page, PROBE_SENTENCE, "much less")  # warm model, fresh score cache
     page.get_by_role("radio", name="never mind").click()
-    expect(page.get_by_text("Log-odds shift with 'never mind'")).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_text("with 'never mind' the model moves toward the entailed")).to_be_visible(timeout=WAIT_MS)
+    assert_no_exception(page)
+
+    # a free-form sentence with one follow-up pair: one decision, called an anecdote
+    area = page.get_by_role("textbox", name="Your sentence")
+    area.fill("He doesn't like shrimp, let alone squid.")
+    area.press("Control+Enter")
+    expect(page.get_by_text("Type a follow-up pair above")).to_be_visible(timeout=WAIT_MS)
+    pairs = page.get_by_role("spinbutton", name="Pairs")
+    pairs.fill("1")
+    pairs.press("Enter")
+    page.get_by_role("textbox", name="Entailed 1").fill("Squid is worse than shrimp.")
+    contradicted = page.get_by_role("textbox", name="Contradicted 1")
+    contradicted.fill("Shrimp is worse than squid.")
+    contradicted.press("Enter")
+    expect(page.get_by_text("One comparison is an anecdote")).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_text("1 of 1 decisions").or_(page.get_by_text("0 of 1 decisions"))).to_be_visible()
+    assert_no_exception(page)
+
+    # an over-long paste: a message, and the text stays in the box
+    pasted = "You couldn't lift a tiny rock, let alone a huge one. " * 50
+    area.fill(pasted)
+    area.press("Control+Enter")
+    expect(page.get_by_text("2,650 characters long")).to_be_visible(timeout=WAIT_MS)
+    assert area.input_value() == pasted
     assert_no_exception(page)
 
     page.goto(f"{tour_app.url}/Items")
@@ -251,6 +283,15 @@ def test_tour_of_the_four_pages(tour_app: App, browser: Browser, artifacts: Path
     expect(page.locator(".js-plotly-plot .main-svg").first).to_be_visible(timeout=WAIT_MS)
     settle(page)
     assert_no_exception(page)
+    # a second, smaller run: the results shown are the second run's
+    blocks.fill("1")
+    blocks.press("Enter")
+    settle(page)
+    main.get_by_role("button", name="Run", exact=True).click()
+    expect(page.get_by_text("items scored in").first).to_be_visible(timeout=WAIT_MS)
+    settle(page)
+    picked = page.get_by_role("combobox", name="Run")
+    expect(picked).to_have_value(re.compile(r"· 32 items$"), timeout=WAIT_MS)
     screenshot(page, artifacts / "run.png")
 
     page.goto(f"{tour_app.url}/Models")
@@ -264,3 +305,59 @@ def test_tour_of_the_four_pages(tour_app: App, browser: Browser, artifacts: Path
         {"server_up_s": round(tour_app.server_up_s, 2), "cold_start_to_home_rendered_s": round(home, 2),
          "warm_probe_chart_drawn_s": round(drawn, 2),
          "warm_probe_page_done_s": round(done, 2)}, indent=2))
+
+
+def test_a_link_survives_page_changes_and_models_compare_side_by_side(
+        tour_app: App, browser: Browser, artifacts: Path, tiny_gpt2: Path, checkpoint_series: Path) -> None:
+    page = new_page(browser)
+    query = urlencode({"sentence": "He doesn't like shrimp, let alone squid.", "construction": "much_less"})
+    page.goto(f"{tour_app.url}/Probe?{query}")
+    settle(page)
+    expect(page.get_by_text("He doesn't like shrimp, much less squid.").first).to_be_visible(timeout=WAIT_MS)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Items").click()
+    expect(page.get_by_role("heading", name="Items")).to_be_visible(timeout=WAIT_MS)
+    settle(page)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Probe").click()
+    settle(page)
+    expect(page.get_by_text("He doesn't like shrimp, much less squid.").first).to_be_visible(timeout=WAIT_MS)
+    # the box keeps the sentence as the link gave it; the construction switch says much less
+    assert page.get_by_role("textbox", name="Your sentence").input_value() == "He doesn't like shrimp, let alone squid."
+    expect(page.get_by_role("radio", name="much less")).to_be_checked()
+    assert_no_exception(page)
+
+    # the default model beside the tiny one: one colour per model, one table of both
+    page.goto(f"{tour_app.url}/Probe")
+    settle(page)
+    compare = page.get_by_test_id("stSidebar").get_by_role("combobox", name="Compare with")
+    compare.fill(str(tiny_gpt2))
+    compare.press("Enter")
+    compare.press("Escape")  # close the options list before the screenshot
+    settle(page)
+    verdict = re.compile(re.escape(str(tiny_gpt2)) + r": (consistent|against|mixed)")
+    expect(page.get_by_text(verdict).first).to_be_visible(timeout=WAIT_MS)
+    expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=WAIT_MS)
+    assert_no_exception(page)
+    screenshot(page, artifacts / "probe-side-by-side.png")
+
+    # the sentence across the tiny model's three checkpoints
+    page.get_by_text("Across training checkpoints").click()
+    page.get_by_role("textbox", name="Checkpoint folder").fill(str(checkpoint_series))
+    page.get_by_role("textbox", name="Checkpoint folder").press("Enter")
+    page.get_by_role("button", name="Score 3 checkpoints").click()
+    expect(page.get_by_text("3 checkpoints scored")).to_be_visible(timeout=WAIT_MS)
+    settle(page)
+    assert_no_exception(page)
+    screenshot(page, artifacts / "probe-checkpoints.png")
+
+
+def test_pages_fit_an_800_pixel_window(tour_app: App, browser: Browser, artifacts: Path) -> None:
+    """At 800 px nothing runs off the side (labels and buttons were cut)."""
+    page = browser.new_context(viewport={"width": 800, "height": 1000}).new_page()
+    for name in ("Probe", "Items", "Run", "Trajectories"):
+        page.goto(f"{tour_app.url}/{name}")
+        settle(page)
+        assert_no_exception(page)
+        overflow = page.evaluate("document.querySelector('[data-testid=\"stMainBlockContainer\"]').scrollWidth"
+                                 " - document.querySelector('[data-testid=\"stMainBlockContainer\"]').clientWidth")
+        assert overflow <= 1, f"{name}: {overflow} px run off the side at 800 px"
+        screenshot(page, artifacts / f"{name.lower()}-800px.png", width=800)
