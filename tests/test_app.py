@@ -58,6 +58,7 @@ def test_eta_counts_only_fresh_work() -> None:
     assert eta.update(40, 100) == "40 of 100 requests · 40 from the score cache"
     assert eta.update(60, 100) == ("60 of 100 requests · 40 from the score cache · 2.0/s · ETA 20 s")
     assert format_seconds(185) == "3 min 05 s" and format_seconds(3720) == "1 h 02 min"
+    assert format_seconds(0.21) == "0.2 s" and format_seconds(42.4) == "42 s" and format_seconds(-1) == "0.0 s"
 
 
 # ----- Probe -----

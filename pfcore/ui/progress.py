@@ -42,8 +42,10 @@ class Eta:
 
 
 def format_seconds(seconds: float) -> str:
-    """Seconds as 42 s, 3 min 05 s or 1 h 02 min."""
-    s = max(0, int(round(seconds)))
+    """Seconds as 0.2 s, 42 s, 3 min 05 s or 1 h 02 min (a run from the cache is not "0 s")."""
+    if seconds < 9.95:
+        return f"{max(0.0, seconds):.1f} s"
+    s = int(round(seconds))
     if s < 60:
         return f"{s} s"
     if s < 3600:
