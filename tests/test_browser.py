@@ -54,6 +54,7 @@ class App:
     process: subprocess.Popen
     started: float
     server_up_s: float  # process start to a healthy server
+    log: Path  # the server's output
 
 
 def _free_port() -> int:
@@ -63,12 +64,12 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _wait_healthy(url: str, process: subprocess.Popen) -> None:
+def _wait_healthy(url: str, process: subprocess.Popen, log: Path) -> None:
     """Block until the server answers its health check (or fail with its output)."""
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"streamlit exited early:\n{process.stdout.read()}")
+            raise RuntimeError(f"streamlit exited early:\n{log.read_text()}")
         try:
             with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
                 if reply.read().strip() == b"ok":
@@ -91,8 +92,8 @@ def _serve(cache: Path, log: Path) -> Iterator[App]:
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}"
     try:
-        _wait_healthy(url, process)
-        yield App(url, process, started, time.monotonic() - started)
+        _wait_healthy(url, process, log)
+        yield App(url, process, started, time.monotonic() - started, log)
     finally:
         process.terminate()
         try:
@@ -157,6 +158,12 @@ def assert_no_exception(page: Page) -> None:
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
+def assert_server_quiet(app: App) -> None:
+    """No traceback or stack (a streamlit warning about widget state prints one) in the server's output."""
+    output = app.log.read_text()
+    assert "Traceback" not in output and "Stack (most recent call last)" not in output, output[-3000:]
+
+
 def screenshot(page: Page, path: Path, width: int = 1400) -> None:
     """The whole page, not just the window: Streamlit scrolls inside its main block, so the window
     is made as tall as the content first."""
@@ -197,13 +204,18 @@ def submit_sentence(page: Page, sentence: str, connective: str) -> tuple[float, 
 
 def test_probe_in_a_real_browser(app: App, browser: Browser, artifacts: Path) -> None:
     page = new_page(browser)
-    page.goto(f"{app.url}/Probe")
+    page.goto(f"{app.url}/Probe")  # a deep link as the server's first visit
     settle(page)
     cold = time.monotonic() - app.started
+    nav = page.get_by_test_id("stSidebarNav")
+    expect(nav.get_by_role("link", name="Home")).to_be_visible()
+    expect(nav.get_by_role("link", name="app", exact=True)).to_have_count(0)  # the app's menu, not pages/'s
+    assert_server_quiet(app)
     drawn, done = submit_sentence(page, PROBE_SENTENCE, "much less")
     assert_no_exception(page)
     expect(page.get_by_text("Syntactic manipulations")).to_be_visible()
     screenshot(page, artifacts / "probe.png")
+    assert_server_quiet(app)
     timings = {"server_up_s": round(app.server_up_s, 2), "cold_start_to_probe_rendered_s": round(cold, 2),
                "probe_chart_drawn_s": round(drawn, 2), "probe_page_done_s": round(done, 2)}
     (artifacts / "timings.json").write_text(json.dumps(timings, indent=2))
@@ -361,3 +373,4 @@ def test_pages_fit_an_800_pixel_window(tour_app: App, browser: Browser, artifact
                                  " - document.querySelector('[data-testid=\"stMainBlockContainer\"]').clientWidth")
         assert overflow <= 1, f"{name}: {overflow} px run off the side at 800 px"
         screenshot(page, artifacts / f"{name.lower()}-800px.png", width=800)
+    assert_server_quiet(tour_app)  # after the tour, the links and the comparisons too

@@ -103,8 +103,11 @@ def apply_models_link(query: dict[str, list[str]]) -> list[str]:
     if not models:
         return []
     name, _, revision = models[0].partition("@")
-    st.session_state["model_name"], st.session_state["model_revision"] = name, revision
-    st.session_state["model_compare"] = models[1:MAX_COMPARED + 1]
+    wanted = {"model_name": (name, DEFAULT_MODEL), "model_revision": (revision, ""),
+              "model_compare": (models[1:MAX_COMPARED + 1], [])}
+    for key, (value, default) in wanted.items():
+        if st.session_state.get(key, default) != value:  # writing what the widget shows anyway makes streamlit warn
+            st.session_state[key] = value
     extra = models[MAX_COMPARED + 1:]
     return [f"models {', '.join(extra)} (at most {MAX_COMPARED + 1} side by side)"] if extra else []
 

@@ -25,9 +25,19 @@ def warm_up() -> None:
         return
 
 
+def use_app_navigation() -> None:
+    """Make every first request run app.py's st.navigation. With a pages/ folder, streamlit runs a
+    deep link (/Probe) on a fresh server as an old-style page with its own menu ("app" in it), until
+    some visit to the home page runs st.navigation; this sets the flag that call would set."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    PagesManager.uses_pages_directory = False
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Start the warm-up, then streamlit on app.py with the given streamlit options."""
     threading.Thread(target=warm_up, name="pfcore-warm-up", daemon=True).start()
+    use_app_navigation()
     from streamlit.web import cli as streamlit_cli
 
     sys.argv = ["streamlit", "run", str(Path(APP)), *(sys.argv[1:] if argv is None else argv)]
