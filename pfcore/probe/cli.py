@@ -20,7 +20,7 @@ from pfcore.probe.detect import Probe, analyze_sentence
 from pfcore.probe.verdict import CAVEAT, UNIT, ProbeVerdict, anecdote_note, probe_sentence
 from pfcore.probe.words import sentence_words
 from pfcore.scoring.factory import LazyScorer
-from pfcore.scoring.methods import ScoringMethod
+from pfcore.scoring.methods import text_method
 from pfcore.scoring.requests import REDUCTIONS, RequestScorer
 from pfcore.store.cache import ScoreCache
 from pfcore.store.results import load_results
@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _scorer(spec: ModelSpec) -> RequestScorer:
     """A model's scorer, loading the model only if a score is not in the cache."""
-    return LazyScorer(spec, ScoringMethod.CAUSAL if spec.kind == "causal" else ScoringMethod.PLL_ORIGINAL)
+    return LazyScorer(spec, text_method(spec.kind))
 
 
 def _with_words(obj: dict[str, object], words: pd.DataFrame | None) -> dict[str, object]:

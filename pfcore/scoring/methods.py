@@ -55,6 +55,12 @@ LABELS = {
 }
 
 
+def text_method(kind: str) -> ScoringMethod:
+    """The method that scores any whole text with a model of this kind: causal log-probs, or PLL
+    (metric original) for a masked model, which has no blank to read."""
+    return ScoringMethod.CAUSAL if kind == "causal" else ScoringMethod.PLL_ORIGINAL
+
+
 def parse_method(name: str | ScoringMethod) -> ScoringMethod:
     """The method a name stands for; InputError listing the known names otherwise."""
     try:

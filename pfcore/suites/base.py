@@ -14,7 +14,7 @@ import pandas as pd
 from pfcore.errors import InputError
 from pfcore.models.loading import LoadedModel, load_model
 from pfcore.models.spec import ModelSpec
-from pfcore.scoring.methods import ScoringMethod, check_fits, parse_method
+from pfcore.scoring.methods import ScoringMethod, check_fits, parse_method, text_method
 from pfcore.scoring.requests import Progress, Reduction, Request, RequestScorer, TokenScores
 from pfcore.store.cache import CHUNK, ScoreCache, ScoreStats, score_cached
 
@@ -103,7 +103,7 @@ class Suite(ABC):
 
     def default_method(self, kind: str) -> ScoringMethod:
         """The scoring method a model of this kind gets when none is asked for."""
-        return ScoringMethod.CAUSAL if kind == "causal" else ScoringMethod.PLL_ORIGINAL
+        return text_method(kind)
 
     def method(self, spec: ModelSpec, requested: str | None) -> ScoringMethod:
         """The scoring method to use: as asked, or the kind's default; a mismatch is refused."""

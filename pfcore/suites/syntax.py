@@ -98,10 +98,6 @@ class SyntaxSuite(ItemSuite):
     label = "Syntactic (form)"
     headline = TESTS + CONTROLS + tuple(AVERAGES)
 
-    def default_method(self, kind: str) -> ScoringMethod:
-        """Causal log-probs; whole sentences have no blank, so masked models use PLL (original)."""
-        return ScoringMethod.CAUSAL if kind == "causal" else ScoringMethod.PLL_ORIGINAL
-
     def method(self, spec: ModelSpec, requested: str | None) -> ScoringMethod:
         """As for every suite, with masked-token read as PLL (original), as the paper's code does."""
         masked_token = requested == ScoringMethod.MASKED_TOKEN.value

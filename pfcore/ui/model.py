@@ -13,7 +13,7 @@ from pfcore.models import DEFAULT_MODEL, LoadedModel, ModelSpec, load_model
 from pfcore.models.spec import DEFAULT_MODEL_TITLE, DTYPES
 from pfcore.scoring.factory import LazyScorer, make_scorer
 from pfcore.scoring.fake import FAKE_MODEL, FakeScorer, fake_enabled
-from pfcore.scoring.methods import ScoringMethod
+from pfcore.scoring.methods import ScoringMethod, text_method
 from pfcore.scoring.requests import RequestScorer
 from pfcore.ui.downloads import EXPORT_FORMATS
 from pfcore.ui.errors import message_for
@@ -150,11 +150,6 @@ def cached_model(spec: ModelSpec) -> tuple[LoadedModel, float]:
         raise ModelLoadError(message_for(exc)) from exc
 
 
-def default_method(kind: str) -> ScoringMethod:
-    """What the pages score with: causal log-probs, or PLL (original) for masked models."""
-    return ScoringMethod.CAUSAL if kind == "causal" else ScoringMethod.PLL_ORIGINAL
-
-
 @st.cache_resource(max_entries=2, show_spinner=False)  # at most two models held in memory
 def _scorer(spec: ModelSpec, method: ScoringMethod, bos: bool) -> RequestScorer:
     """One request scorer per (model, method, BOS), shared by every page and session."""
@@ -167,7 +162,7 @@ def _scorer(spec: ModelSpec, method: ScoringMethod, bos: bool) -> RequestScorer:
 def scorer(spec: ModelSpec, method: ScoringMethod | None = None, bos: bool = False) -> RequestScorer:
     """The app's cached scorer of a model (the kind's default method unless one is given); also
     the `ScorerSource` the Run page hands to the runner."""
-    return _scorer(spec, method or default_method(spec.kind), bos)
+    return _scorer(spec, method or text_method(spec.kind), bos)
 
 
 def lazy_scorer(spec: ModelSpec) -> RequestScorer:
@@ -175,7 +170,7 @@ def lazy_scorer(spec: ModelSpec) -> RequestScorer:
     score cache: compared models come back from the cache without taking memory."""
     if is_fake(spec):
         return FakeScorer()
-    return LazyScorer(spec, default_method(spec.kind), False, scorer)
+    return LazyScorer(spec, text_method(spec.kind), False, scorer)
 
 
 def is_fake(spec: ModelSpec) -> bool:
