@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from pfcore.cli import main
 from pfcore.errors import ModelLoadError
@@ -115,13 +116,19 @@ def test_probe_cli_checkpoints_take_one_model(checkpoint_series: Path, cache_dir
 
 # ----- the Probe page -----
 
+def compared(script: str, model: Path | str, other: Path | str, timeout: float | None = None) -> AppTest:
+    """A page run with `model` in the sidebar and `other` compared beside it, checked for errors."""
+    at = page(script, model)
+    at.session_state["model_compare"] = [str(other)]
+    at.run(timeout=timeout)
+    no_errors(at)
+    return at
+
+
 def test_probe_page_scores_two_models_side_by_side_and_links_them(tiny_gpt2: Path, checkpoint_series: Path,
                                                                   cache_dir: Path) -> None:
     other = str(checkpoint_series / "step32")
-    at = page("pages/1_Probe.py", tiny_gpt2)
-    at.session_state["model_compare"] = [other]
-    at.run()
-    no_errors(at)
+    at = compared("pages/1_Probe.py", tiny_gpt2, other)
     words = frame_with(at, "difference_bits")
     assert list(dict.fromkeys(words["model"])) == [str(tiny_gpt2), other]
     decisions = frame_with(at, "condition")
@@ -170,10 +177,7 @@ def test_the_default_model_beside_a_tiny_one_in_the_cli_and_the_app(tiny_gpt2: P
     assert main(["probe", FRAME_EXAMPLE, "--model", DEFAULT_MODEL, "--model", str(tiny_gpt2), "--json"]) == 0
     results = json.loads(capsys.readouterr().out)["results"]
     assert [r["model"] for r in results] == [DEFAULT_MODEL, str(tiny_gpt2)]
-    at = page("pages/1_Probe.py", DEFAULT_MODEL)
-    at.session_state["model_compare"] = [str(tiny_gpt2)]
-    at.run(timeout=300)
-    no_errors(at)
+    at = compared("pages/1_Probe.py", DEFAULT_MODEL, tiny_gpt2, timeout=300)
     decisions = frame_with(at, "condition")
     for result in results:  # the page and the CLI give the same numbers
         shown = decisions[decisions["model"] == result["model"]]["effect"].tolist()
@@ -183,10 +187,7 @@ def test_the_default_model_beside_a_tiny_one_in_the_cli_and_the_app(tiny_gpt2: P
 def test_items_block_is_scored_by_every_chosen_model(tiny_gpt2: Path, checkpoint_series: Path,
                                                      cache_dir: Path) -> None:
     other = str(checkpoint_series / "step32")
-    at = page("pages/2_Items.py", tiny_gpt2)
-    at.session_state["model_compare"] = [other]
-    at.run()
-    no_errors(at)
+    at = compared("pages/2_Items.py", tiny_gpt2, other)
     decisions = frame_with(at, "cxn_logodds_bits")
     assert len(decisions) == 8 and list(dict.fromkeys(decisions["model"])) == [str(tiny_gpt2), other]
     assert [m.label for m in at.metric] == [f"Correct pairs in this block ({tiny_gpt2})",
