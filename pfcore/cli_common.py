@@ -1,13 +1,19 @@
-"""Arguments shared by the sub-commands that load a model, and a terminal progress bar."""
+"""Arguments shared by the sub-commands that load a model, a terminal progress bar, and tables as
+JSON rows."""
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from pfcore.errors import InputError
 from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 MAX_MODELS = 4  # models one command compares side by side
 
@@ -88,3 +94,9 @@ def progress_bar(label: str, enabled: bool = True) -> Callable[[int, int], None]
         sys.stderr.flush()
 
     return update
+
+
+def json_rows(df: pd.DataFrame) -> list[dict[str, object]]:
+    """A table's rows as JSON-ready dicts (NaN as null, 15 significant digits), for --json output."""
+    rows: list[dict[str, object]] = json.loads(df.to_json(orient="records", double_precision=15))
+    return rows

@@ -11,7 +11,7 @@ from contextlib import closing, nullcontext
 
 import pandas as pd
 
-from pfcore.cli_common import add_checkpoint_args, add_model_args, specs_from_args
+from pfcore.cli_common import add_checkpoint_args, add_model_args, json_rows, specs_from_args
 from pfcore.errors import InputError
 from pfcore.models.loading import clear_loaded
 from pfcore.models.spec import ModelSpec
@@ -104,7 +104,7 @@ def _with_words(obj: dict[str, object], words: pd.DataFrame | None) -> dict[str,
     """A model's JSON object, with its word table when one was asked for (NaN as null)."""
     if words is None:
         return obj
-    return {**obj, "words": json.loads(words.to_json(orient="records"))}
+    return {**obj, "words": json_rows(words)}
 
 
 def _over_checkpoints(args: argparse.Namespace, probe: Probe, pairs: list[tuple[str, str]],
@@ -126,7 +126,7 @@ def _over_checkpoints(args: argparse.Namespace, probe: Probe, pairs: list[tuple[
         print(json.dumps({"series": name, "sentence": probe.text, "construction": probe.construction,
                           "reduction": args.reduction,
                           "effect_unit": UNIT[args.reduction], "focus2_unit": "bits",
-                          "checkpoints": json.loads(table.to_json(orient="records"))}, allow_nan=False))
+                          "checkpoints": json_rows(table)}, allow_nan=False))
     else:
         print(f"{name}: {probe.text!r} (effect: mean over the decisions, {UNIT[args.reduction]}; "
               "focus 2: surprisal in bits)")

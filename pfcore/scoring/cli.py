@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from pfcore.analysis.regions import Level, read_stimuli_file, stimuli_table
-from pfcore.cli_common import add_model_args, positive_int, progress_bar, specs_from_args
+from pfcore.cli_common import add_model_args, json_rows, positive_int, progress_bar, specs_from_args
 from pfcore.errors import InputError
 from pfcore.items.formats import write_text_atomic
 from pfcore.models.spec import ModelSpec
@@ -199,12 +199,6 @@ def score_file(args: argparse.Namespace, specs: list[ModelSpec], cache: ScoreCac
     else:
         sys.stdout.write(both.to_csv(index=False))
     return 0
-
-
-def json_rows(df: pd.DataFrame) -> list[dict[str, object]]:
-    """A table's rows as JSON-ready dicts (NaN as null)."""
-    rows: list[dict[str, object]] = json.loads(df.to_json(orient="records", double_precision=15))
-    return rows
 
 
 def run(args: argparse.Namespace) -> int:
