@@ -2,8 +2,9 @@
 chosen command's module is imported (torch and transformers load only when a command needs them),
 so help is instant.
 
-Exit status: 0 done; 2 bad input (one line on stderr saying what and what to do); 1 a bug in
-pfcore (one line asking for a report; `--debug` shows the traceback); 130 interrupted."""
+Exit status: 0 done; 2 bad input or a refusal of the machine such as a full disk (one line on
+stderr saying what and what to do); 1 a bug in pfcore (one line asking for a report; `--debug`
+shows the traceback); 130 interrupted."""
 from __future__ import annotations
 
 import argparse
@@ -15,7 +16,7 @@ import warnings
 from collections.abc import Sequence
 from typing import NoReturn
 
-from pfcore.errors import InputError, PfcoreError
+from pfcore.errors import InputError, PfcoreError, environment_problem
 
 # command -> (module exposing `register(subparsers)`, one-line help for the command list)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -96,6 +97,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("interrupted: finished work is kept in the score cache; run again to resume", file=sys.stderr)
         return 130
     except Exception as exc:  # noqa: BLE001 - the boundary: no traceback reaches a user
+        problem = environment_problem(exc)
+        if problem is not None and not debug:  # the machine's refusal (full disk...): the user's to fix
+            print(f"error: {_one_line(str(problem))}", file=sys.stderr)
+            return 2
         if debug:
             traceback.print_exc()
         else:

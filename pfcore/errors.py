@@ -1,4 +1,32 @@
-"""Errors that carry a message meant for the user (shown without a traceback)."""
+"""Errors that carry a message meant for the user (shown without a traceback), and the reading of
+the machine's own refusals (a full disk, a read-only folder, no permission, a name too long) as the
+user's setting to fix, not as a bug in pfcore."""
+from __future__ import annotations
+
+import errno
+import sqlite3
+
+# errno -> what to do about it (one line, after the path and the system's reason)
+REMEDIES: dict[int, str] = {
+    errno.ENOSPC: "the disk is full: free some space there (or set PFCORE_CACHE to a folder on another disk) "
+                  "and run again",
+    errno.EDQUOT: "the disk quota is used up: free some space there and run again",
+    errno.EROFS: "that file system is read-only: choose a writable folder (or set PFCORE_CACHE)",
+    errno.EACCES: "permission denied: choose a folder you can write to, or change its permissions",
+    errno.EPERM: "operation not permitted: choose a folder you can write to, or change its permissions",
+    errno.ENAMETOOLONG: "the name is too long for the file system: choose a shorter name or path",
+}
+# SQLite's and safetensors' words for the same refusals (they raise without an errno)
+MESSAGES: tuple[tuple[str, int], ...] = (
+    ("database or disk is full", errno.ENOSPC),
+    ("no space left on device", errno.ENOSPC),
+    ("disk quota exceeded", errno.EDQUOT),
+    ("attempt to write a readonly database", errno.EROFS),
+    ("read-only file system", errno.EROFS),
+    ("unable to open database file", errno.EACCES),
+    ("permission denied", errno.EACCES),
+    ("file name too long", errno.ENAMETOOLONG),
+)
 
 
 class PfcoreError(Exception):
@@ -11,3 +39,39 @@ class ModelLoadError(PfcoreError):
 
 class InputError(PfcoreError):
     """Text or a file given by the user cannot be used as it is."""
+
+
+class EnvironmentProblem(InputError):
+    """The machine refused a read or write (full disk, read-only folder, permission, name too
+    long): the message names the path and the remedy; work already saved is kept."""
+
+
+def environment_errno(exc: BaseException) -> int | None:
+    """The refusal an error stands for (an errno of REMEDIES), or None when it is something else:
+    OSError by its errno, SQLite and safetensors errors (and their causes) by their words."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, OSError) and exc.errno in REMEDIES:
+            return exc.errno
+        if isinstance(exc, (OSError, sqlite3.Error)) or type(exc).__name__ == "SafetensorError":
+            text = str(exc).lower()
+            found = next((code for words, code in MESSAGES if words in text), None)
+            if found is not None:
+                return found
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    return None
+
+
+def environment_problem(exc: BaseException, path: object = None, what: str = "",
+                        action: str = "write") -> EnvironmentProblem | None:
+    """The user-facing error for a refusal of the machine (see `environment_errno`), naming the
+    path (the error's own filename when none is given) and the remedy; None for other errors."""
+    code = environment_errno(exc)
+    if code is None:
+        return None
+    where = path if path is not None else getattr(exc, "filename", None)
+    target = " ".join(str(p) for p in (what, where) if p) or "a file"
+    reason = getattr(exc, "strerror", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
+    return EnvironmentProblem(f"cannot {action} {target} ({reason}): {REMEDIES[code]}; nothing saved "
+                              "before was changed")

@@ -3,10 +3,13 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from pfcore.errors import InputError
+from pfcore.errors import InputError, environment_problem
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = REPO_ROOT / "data"
@@ -32,16 +35,87 @@ def models_dir() -> Path:
 
 
 def make_folder(path: Path, what: str) -> Path:
-    """A folder, created with its parents when missing; InputError saying why it cannot be."""
-    if path.exists() and not path.is_dir():
-        raise InputError(f"cannot use {path} as {what}: it is a file, not a folder")
+    """A folder, created with its parents when missing; InputError saying why it cannot be (a
+    file in the way, or the machine's refusal: see `errors.environment_problem`)."""
     try:
+        if path.exists() and not path.is_dir():
+            raise InputError(f"cannot use {path} as {what}: it is a file, not a folder")
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise InputError(f"cannot use {path} as {what}: {exc.strerror or exc}") from exc
+        raise environment_problem(exc, path, what, "create") or InputError(
+            f"cannot use {path} as {what}: {exc.strerror or exc}") from exc
     if not path.is_dir():
         raise InputError(f"cannot use {path} as {what}: it is a file, not a folder")
     return path
+
+
+TMP_NAME_CHARS = 64  # of the target's name in its temporary file's name (which must stay under NAME_MAX)
+
+
+@contextmanager
+def atomic_path(path: Path, what: str = "a file") -> Iterator[Path]:
+    """A temporary file beside `path` for the block to write; when the block ends it is synced to
+    disk and renamed over `path` in one step, so a reader sees the old file or the whole new one,
+    never a part. On any failure it is removed and `path` is left as it was; a refusal of the
+    machine (full disk, read-only) becomes an EnvironmentProblem naming `path`."""
+    path = Path(path)
+    make_folder(path.parent, f"the folder of {what}")
+    try:
+        fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:TMP_NAME_CHARS]}.", suffix=".tmp")
+    except OSError as exc:
+        raise environment_problem(exc, path, what) or InputError(f"cannot write {what} {path}: "
+                                                                 f"{exc.strerror or exc}") from exc
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        _sync(tmp)
+        os.chmod(tmp, 0o666 & ~UMASK)
+        os.replace(tmp, path)
+        _sync_folder(path.parent)
+    except OSError as exc:
+        raise environment_problem(exc, path, what) or InputError(f"cannot write {what} {path}: "
+                                                                 f"{exc.strerror or exc}") from exc
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_atomic(path: Path, data: bytes | str, what: str = "a file") -> Path:
+    """Write bytes (or UTF-8 text) to `path` through `atomic_path`: all of it or nothing."""
+    with atomic_path(path, what) as tmp:
+        tmp.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+    return Path(path)
+
+
+def _sync(path: Path) -> None:
+    """Flush a written file's data to the disk (so a rename cannot publish a file still in memory)."""
+    with path.open("rb+") as handle:
+        os.fsync(handle.fileno())
+
+
+def _sync_folder(folder: Path) -> None:
+    """Flush a folder's entries (the rename) to the disk, where the system allows it."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _umask() -> int:
+    """The process umask (read by setting and restoring it, once, at import), so that written files
+    get ordinary permissions rather than mkstemp's private ones."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+UMASK = _umask()
 
 
 def read_bounded(path: Path, limit: int, what: str) -> bytes:
@@ -79,11 +153,8 @@ class JsonMemo:
         return data if isinstance(data, dict) else {}
 
     def write(self, data: dict[str, Any]) -> None:
-        """Store the object atomically (temporary file, then rename)."""
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        """Store the object atomically (`write_atomic`); a failed write is let go (it only costs redoing)."""
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(json.dumps(data))
-            os.replace(tmp, self.path)
-        except OSError:
-            tmp.unlink(missing_ok=True)
+            write_atomic(self.path, json.dumps(data), "a memo")
+        except InputError:
+            return

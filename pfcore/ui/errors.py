@@ -8,7 +8,7 @@ from contextlib import contextmanager
 
 import streamlit as st
 
-from pfcore.errors import PfcoreError
+from pfcore.errors import PfcoreError, environment_problem
 
 log = logging.getLogger(__name__)
 
@@ -17,6 +17,9 @@ def message_for(exc: Exception) -> str:
     """What the user reads: pfcore's own message, or a short account of an unexpected error."""
     if isinstance(exc, PfcoreError):
         return str(exc)
+    problem = environment_problem(exc)
+    if problem is not None:
+        return str(problem)
     text = str(exc).splitlines()[0] if str(exc) else ""
     return (f"Unexpected error ({type(exc).__name__}{': ' + text if text else ''}); please report it "
             "with the steps that led here.")
@@ -28,6 +31,6 @@ def shown_errors() -> Iterator[None]:
     try:
         yield
     except Exception as exc:  # noqa: BLE001 - the page boundary: no traceback reaches a user
-        if not isinstance(exc, PfcoreError):
+        if not isinstance(exc, PfcoreError) and environment_problem(exc) is None:
             log.exception("unexpected error in the app")
         st.error(message_for(exc))
