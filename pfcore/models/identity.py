@@ -8,6 +8,7 @@ import hashlib
 from pathlib import Path
 
 from pfcore.errors import InputError
+from pfcore.models.loading import resolve_source
 from pfcore.models.spec import ModelSpec
 from pfcore.paths import JsonMemo
 
@@ -52,3 +53,10 @@ def model_identity(spec: ModelSpec, source: str) -> dict[str, object]:
     by_path = bool(sha) and Path(spec.name).expanduser().exists()
     return {"name": None if by_path else spec.name, "revision": spec.revision, "dtype": spec.dtype,
             "kind": spec.kind, "weights_sha256": sha}
+
+
+def weights_identity(spec: ModelSpec) -> str:
+    """The content hash of the weights a spec loads, without loading them (what a run's "done"
+    entry is checked against, so changed weights under the same name run again); '' when it cannot
+    be known here (a hub id, whose revision names its weights)."""
+    return weights_sha256(resolve_source(spec)[0])

@@ -1,0 +1,59 @@
+"""The names pfcore's data is keyed by, each spelled once: model kinds, suites, constructions and
+sentence-score reductions. They are StrEnums, so a member equals its value ("causal") and reads and
+writes as that text in manifests, tables and cache keys; code compares members, never literals."""
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ModelKind(StrEnum):
+    """What a model predicts: the next token (causal, GPT-style) or a masked one (BERT-style)."""
+
+    CAUSAL = "causal"
+    MASKED = "masked"
+
+
+class SuiteName(StrEnum):
+    """The suites pfcore runs: the paper's three, the comparison benchmarks, and SyntaxGym's."""
+
+    SEMANTIC = "semantic"
+    SYNTAX = "syntax"
+    AFFINITY = "affinity"
+    BLIMP = "blimp"
+    COMPS = "comps"
+    EWOK = "ewok"
+    SYNTAXGYM = "syntaxgym"
+
+
+class Reduction(StrEnum):
+    """How a text's token log-probabilities become one score: their mean (the paper's code) or sum."""
+
+    MEAN = "mean"
+    SUM = "sum"
+
+
+class Construction(StrEnum):
+    """The four Paired-Focus constructions, by the name pfcore uses; `words` is how a sentence
+    writes them, `published` how the paper's semantic result files do ("letalone")."""
+
+    LET_ALONE = "let_alone"
+    MUCH_LESS = "much_less"
+    NOT_TO_MENTION = "not_to_mention"
+    NEVER_MIND = "never_mind"
+
+    @property
+    def words(self) -> str:
+        """The construction's fixed words ("let alone")."""
+        return self.value.replace("_", " ")
+
+    @property
+    def published(self) -> str:
+        """The name in the paper's published semantic summaries ("letalone")."""
+        return self.value.replace("_", "")
+
+    @classmethod
+    def parse(cls, text: str) -> Construction | None:
+        """The construction any of its three spellings names ("let_alone", "let alone",
+        "letalone", any case), or None."""
+        key = "".join(text.lower().split()).replace("_", "")
+        return next((c for c in cls if c.published == key), None)
