@@ -1,8 +1,10 @@
 """Where pfcore keeps what it makes at run time (converted models, score cache, run records)."""
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -49,6 +51,16 @@ def make_folder(path: Path, what: str) -> Path:
     return path
 
 
+SLUG_CHARS = 48  # of a text kept readable in a file name made for it
+
+
+def file_slug(text: str, chars: int = SLUG_CHARS) -> str:
+    """The readable part of a file name made for any text: its runs of other characters than letters,
+    digits, '.', '_' and '-' become '-', and only the last `chars` are kept (a digest of the text after
+    it keeps distinct texts apart)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text)[-chars:].strip("-.") or "_"
+
+
 TMP_NAME_CHARS = 64  # of the target's name in its temporary file's name (which must stay under NAME_MAX)
 
 
@@ -85,6 +97,29 @@ def write_atomic(path: Path, data: bytes | str, what: str = "a file") -> Path:
     with atomic_path(path, what) as tmp:
         tmp.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
     return Path(path)
+
+
+@contextmanager
+def locked(path: Path, *, wait: bool = True, busy: str = "") -> Iterator[None]:
+    """Hold an exclusive lock (an flock on the file `path`, created when missing) for the block, so
+    one process at a time reads, changes and writes what it guards; the lock goes with its process.
+    With wait=False a lock held elsewhere raises InputError(`busy`) at once instead of waiting."""
+    path = Path(path)
+    make_folder(path.parent, "the folder of a lock file")
+    try:
+        handle = open(path, "a")  # noqa: SIM115 - closed below, after the lock is released
+    except OSError as exc:
+        raise environment_problem(exc, path, "a lock file", "open") or InputError(
+            f"cannot open the lock file {path}: {exc.strerror or exc}") from exc
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            raise InputError(busy or f"{path} is locked by another process; try again when it ends") from None
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _sync(path: Path) -> None:

@@ -4,6 +4,7 @@ JSON round trip. Older manifests (the same JSON layout) read back unchanged."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import platform
 import subprocess
@@ -11,12 +12,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, fields
 from datetime import UTC, datetime
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 from pfcore import __version__
 from pfcore.errors import InputError
 from pfcore.models.spec import ALIASES
-from pfcore.paths import REPO_ROOT
+from pfcore.paths import REPO_ROOT, read_bounded
+
+MANIFEST_BYTES = 1 << 20  # a manifest is about 2 kB
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,15 @@ class Manifest:
     def constructions(self) -> tuple[str, ...]:
         """The constructions the run was limited to (empty: all)."""
         return tuple(self.settings.get("constructions") or ())
+
+
+def read_manifest(path: Path) -> Manifest:
+    """A run's manifest.json read back (bounded); InputError when it is missing or damaged."""
+    try:
+        data = json.loads(read_bounded(path, MANIFEST_BYTES, "run manifest"))
+    except ValueError as exc:  # not JSON, or not UTF-8
+        raise InputError(f"{path}: damaged run manifest ({exc})") from exc
+    return Manifest.from_json(data)
 
 
 def _record(cls: type, data: Mapping[str, Any]) -> Any:

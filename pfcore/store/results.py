@@ -8,7 +8,6 @@ damaged table is moved aside and rebuilt from them.
 """
 from __future__ import annotations
 
-import fcntl
 import io
 import json
 import os
@@ -27,7 +26,7 @@ import pandas as pd
 
 from pfcore.errors import InputError
 from pfcore.models.spec import ALIASES
-from pfcore.paths import JsonMemo, cache_subdir
+from pfcore.paths import JsonMemo, cache_subdir, locked
 
 RESULT_COLUMNS = ("model", "revision", "step", "suite", "construction", "filter", "metric",
                   "value", "source")
@@ -47,6 +46,7 @@ OFFLINE_HINT = ("could not reach github.com: download the repository and run "
 
 
 RUN_ROWS = "results.csv"  # a run's own rows of the table, kept in its record
+WITHDRAWN = "results.withdrawn.csv"  # a superseded run's rows: kept in its record, out of the table
 IMPORTS = "imports.json"  # the folders imported, and run records kept outside the cache: to rebuild from
 
 
@@ -58,12 +58,8 @@ def results_path() -> Path:
 @contextmanager
 def _locked() -> Iterator[None]:
     """Hold the results table's write lock (an flock on a file beside it) for a read-change-write."""
-    with open(results_path().with_name("results.lock"), "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    with locked(results_path().with_name("results.lock")):
+        yield
 
 
 def empty_results() -> pd.DataFrame:
@@ -281,6 +277,23 @@ def append_results(rows: pd.DataFrame) -> pd.DataFrame:
         combined = _typed(pd.concat([kept, new], ignore_index=True)) if len(kept) else new
         _save(combined)
     return combined
+
+
+def withdraw_run(folder: Path) -> int:
+    """Take a superseded run's rows out of the table (a rerun of the same model, revision and suite
+    with other settings or weights stands for it now); its record keeps them, renamed to WITHDRAWN
+    so that a rebuild leaves them out too. How many rows left the table."""
+    own = Path(folder) / RUN_ROWS
+    if not own.is_file():
+        return 0
+    sources = set(run_rows(own)["source"])
+    with _locked():
+        own.replace(own.with_name(WITHDRAWN))
+        table = _read_or_rebuild()
+        kept = table[~table["source"].isin(sources)]
+        if len(kept) < len(table):
+            _save(kept.reset_index(drop=True))
+    return len(table) - len(kept)
 
 
 def import_published(root: Path) -> pd.DataFrame:

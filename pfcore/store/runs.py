@@ -11,7 +11,7 @@ import pandas as pd
 
 from pfcore.errors import InputError
 from pfcore.paths import cache_subdir, make_folder
-from pfcore.store.manifest import Manifest
+from pfcore.store.manifest import Manifest, read_manifest
 
 TABLES = ("rows", "decisions", "summary")
 
@@ -51,7 +51,7 @@ def load_run(folder: Path | str) -> RunRecord:
     if not manifest_path.is_file():
         raise InputError(f"{folder} has no manifest.json: not a finished run")
     try:
-        manifest = Manifest.from_json(json.loads(manifest_path.read_text()))
+        manifest = read_manifest(manifest_path)
         tables = {name: pd.read_csv(folder / f"{name}.csv") for name in TABLES
                   if (folder / f"{name}.csv").is_file()}
     except (json.JSONDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
