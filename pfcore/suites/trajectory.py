@@ -3,21 +3,23 @@ each (checkpoint, suite) result added to the long results table as soon as it is
 interrupted trajectory resumes where it stopped."""
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
 
 from pfcore.errors import InputError
+from pfcore.models.identity import weights_identity
 from pfcore.models.loading import clear_loaded
 from pfcore.models.spec import ModelSpec
-from pfcore.paths import cache_subdir
-from pfcore.store.results import duplicate_checkpoints, load_results, step_from_revision
+from pfcore.store.results import duplicate_checkpoints, load_results, step_from_revision, withdraw_run
 from pfcore.suites.base import RunConfig
 from pfcore.suites.runner import ResultsLabel, run_suite
+from pfcore.suites.settings import item_set, run_settings
+from pfcore.suites.trajectory_state import Entry, load_state, save_state, state_path, why_again, writing
 
 # The log-spaced Pythia checkpoints the paper used for Pythia-12b (step1 ... step143000).
 PYTHIA_LOG = tuple(f"step{2 ** k}" for k in range(10)) + tuple(
@@ -25,6 +27,8 @@ PYTHIA_LOG = tuple(f"step{2 ** k}" for k in range(10)) + tuple(
 CHECKPOINT_DIR = re.compile(r"(?:step|checkpoint)[-_]?(\d+)$")
 
 Report = Callable[[str], None]
+SHOWN = ("record", "step", "model", "revision")  # of each done entry, in the table `run_trajectory` returns
+__all__ = ["Checkpoint", "checkpoints", "run_trajectory", "series_name", "state_path"]
 
 
 @dataclass(frozen=True)
@@ -79,39 +83,56 @@ def _folder_checkpoints(folder: Path, base: ModelSpec) -> list[Checkpoint]:
     return found
 
 
-def state_path(name: str) -> Path:
-    """Where a trajectory remembers which (checkpoint, suite) pairs are finished."""
-    return cache_subdir("trajectories") / f"{name}.json"
-
-
 def run_trajectory(name: str, points: Sequence[Checkpoint], suites: Sequence[str], config: RunConfig,
                    report: Report = print, progress_for: Callable[[str], Callable[[int, int], None]] | None = None
                    ) -> pd.DataFrame:
-    """Run every suite at every checkpoint that is not done yet; returns a table of the runs."""
-    path = state_path(name)
-    done = json.loads(path.read_text()) if path.is_file() else {}
-    for point in points:
-        for suite in suites:
-            key = f"{point.label}|{suite}"
-            if key in done:
-                report(f"{point.label} {suite}: done before ({done[key]['record']})")
-                continue
-            progress = progress_for(f"{point.label} {suite}") if progress_for else None
-            label = ResultsLabel(name, point.label, point.step)
-            record = run_suite(point.spec, replace(config, suite=suite), progress, label)
-            acc = record.summary.loc[record.summary["filter"].isin(["all", "Avg_Test"]), "accuracy"]
-            done[key] = {"record": str(record.path), "step": point.step, "model": point.spec.name,
-                         "revision": point.spec.revision}
-            _save_state(path, done)
-            report(f"{point.label} {suite}: mean accuracy {acc.mean():.3f} ({record.path.name})")
-        clear_loaded()  # one checkpoint in memory at a time
+    """Run every suite at every checkpoint that is not done yet with these settings on these weights
+    (saying why one runs again), one process per name at a time; returns a table of the runs."""
+    with writing(name):
+        done = load_state(name, report)
+        memo: dict[str, str] = {}  # weights per checkpoint, item sets per suite: each found once
+        for point in points:
+            for suite in suites:
+                run = replace(config, suite=suite)
+                key, settings = f"{point.label}|{suite}", run_settings(point.spec, run)
+                before = done.get(key)
+                if before is not None:
+                    why = why_again(before, settings,
+                                    _once(memo, f"weights {point.label}", partial(weights_identity, point.spec)),
+                                    _once(memo, f"items {suite}", partial(item_set, run)))
+                    if not why:
+                        report(f"{point.label} {suite}: done before ({before['record']})")
+                        continue
+                    report(f"{point.label} {suite}: run again: {why}")
+                done[key] = _run(name, point, run, settings, report, progress_for)
+                save_state(name, done)
+                if before and before["record"] != done[key]["record"] and withdraw_run(Path(before["record"])):
+                    report(f"{point.label} {suite}: the rows of the earlier run ({Path(before['record']).name}) "
+                           "left the results table; its record is kept")
+            clear_loaded()  # one checkpoint in memory at a time
     for duplicate in duplicate_checkpoints(load_results(), name):
         report(f"warning: {duplicate.warning()}")
-    return pd.DataFrame([{"checkpoint": k.split("|")[0], "suite": k.split("|")[1], **v} for k, v in done.items()])
+    return pd.DataFrame([{"checkpoint": k.split("|")[0], "suite": k.split("|")[1],
+                          **{f: v.get(f) for f in SHOWN}} for k, v in done.items()])
 
 
-def _save_state(path: Path, done: dict[str, dict[str, object]]) -> None:
-    """Write the finished list atomically."""
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(done, indent=1))
-    tmp.replace(path)
+def _once(memo: dict[str, str], key: str, compute: Callable[[], str]) -> Callable[[], str]:
+    """compute(), called the first time only, its value kept in `memo` under `key`."""
+    def get() -> str:
+        if key not in memo:
+            memo[key] = compute()
+        return memo[key]
+    return get
+
+
+def _run(name: str, point: Checkpoint, config: RunConfig, settings: dict[str, object], report: Report,
+         progress_for: Callable[[str], Callable[[int, int], None]] | None) -> Entry:
+    """Run one suite at one checkpoint and report its mean accuracy; its done entry."""
+    progress = progress_for(f"{point.label} {config.suite}") if progress_for else None
+    record = run_suite(point.spec, config, progress, ResultsLabel(name, point.label, point.step))
+    acc = record.summary.loc[record.summary["filter"].isin(["all", "Avg_Test"]), "accuracy"]
+    report(f"{point.label} {config.suite}: mean accuracy {acc.mean():.3f} ({record.path.name})")
+    m = record.manifest
+    return {"record": str(record.path), "step": point.step, "model": point.spec.name,
+            "revision": point.spec.revision, "settings": settings, "items": m.items.hash,
+            "weights": m.model.weights_sha256}
