@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from pfcore.sweep.driver import run_sweep
-from pfcore.sweep.jobs import FAILED
+from pfcore.sweep.jobs import DONE, FAILED
 from pfcore.sweep.plan import load_plan
 from pfcore.sweep.progress import SweepProgress
 
@@ -60,6 +60,9 @@ def sweep(args: argparse.Namespace) -> int:
         print(json.dumps(summary.to_json()))
     else:
         print(f"sweep {plan.name!r}: {summary.line()}")
+        for report in summary.of(DONE):
+            if report.reason:  # a job merged before that ran again, and why
+                print(f"{report.label}: {report.reason}")
         for report in failed:
             print(f"failed {report.label}: {report.reason}")
     if failed:
