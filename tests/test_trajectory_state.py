@@ -112,6 +112,26 @@ def test_changed_weights_run_again(series: Path, cache_dir: Path, checkpoint_ser
     assert all(": done before" in line for line in lines)
 
 
+def test_an_item_file_changed_in_place_runs_again(series: Path, cache_dir: Path, tmp_path: Path, lexicon,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """The same --items path with other items in it: the item set the records hold differs."""
+    from pfcore.items import generate_semantic, write_items
+
+    items = generate_semantic(lexicon, "let_alone")[:24]  # three blocks of 8 rows
+    path = tmp_path / "items.jsonl"
+    write_items(items[:16], path, "jsonl")
+    command = [*argv(series, "items", "--limit-blocks", "1"), "--items", str(path)]
+    assert main(command) == 0
+    capsys.readouterr()
+    assert main(command) == 0
+    assert all(": done before" in line for line in outcome(capsys)[0])
+    write_items(items[8:], path, "jsonl")  # the first block is another one now
+    assert main(command) == 0
+    lines, _ = outcome(capsys)
+    assert [line.split(" (item set")[0] for line in lines if "run again" in line] == [
+        "step0 semantic: run again: the items changed", "step8 semantic: run again: the items changed"]
+
+
 HOLDER = """
 import sys, time
 from pathlib import Path
