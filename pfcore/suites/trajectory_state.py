@@ -47,18 +47,20 @@ def load_state(name: str, report: Report) -> dict[str, Entry]:
     """The done entries: from the state file, else rebuilt from the run records (a damaged file is
     moved aside with a warning first)."""
     path = state_path(name)
-    if not path.exists():
-        return rebuilt(name)
-    try:
-        return _read(path, name)
-    except InputError as exc:
-        aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
-        path.replace(aside)
+    if path.exists():
+        try:
+            return _read(path, name)
+        except InputError as exc:
+            aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
+            path.replace(aside)
+            done = rebuilt(name)
+            report(f"warning: the state of trajectory {name!r} was unreadable ({exc}); moved it aside to "
+                   f"{aside.name} and rebuilt it from the run records ({len(done)} finished runs)")
+    else:
         done = rebuilt(name)
-        report(f"warning: the state of trajectory {name!r} was unreadable ({exc}); moved it aside to {aside.name} "
-               f"and rebuilt it from the run records ({len(done)} finished runs)")
+    if done:
         save_state(name, done)
-        return done
+    return done
 
 
 def save_state(name: str, done: Mapping[str, Entry]) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from pfcore.errors import InputError
+from pfcore.errors import InputError, PfcoreError
 from pfcore.models.identity import weights_identity
 from pfcore.paths import JsonMemo, cache_subdir
 from pfcore.store.cache import ScoreCache
@@ -90,6 +90,10 @@ def merged_before(jobs: Sequence[Job]) -> dict[str, str]:
 
 
 def _why_again(job: Job, merged: dict[str, object]) -> str:
-    """'' when a merged job's results stand for the weights its checkpoint holds now, else why not."""
-    changed = weights_change(str(merged.get("weights") or ""), weights_identity(job.point.spec))
+    """'' when a merged job's results stand for the weights its checkpoint holds now, else why not
+    (a checkpoint that cannot be read now runs again, and fails alone with its reason)."""
+    try:
+        changed = weights_change(str(merged.get("weights") or ""), weights_identity(job.point.spec))
+    except PfcoreError as exc:
+        changed = f"its weights cannot be checked ({exc})"
     return f"run again: {changed}" if changed else ""
