@@ -91,6 +91,10 @@ def test_other_settings_run_again_and_say_why(series: Path, cache_dir: Path,
     table = load_results()
     assert set(table.loc[table["model"] == name, "source"]) == current
     assert len(run_records(cache_dir)) == 6  # every record is kept on disk
+    (cache_dir / "results" / "results.parquet").write_bytes(b"damaged")
+    with pytest.warns(UserWarning, match="rebuilt it"):
+        table = load_results()  # rebuilt from the records: the withdrawn rows stay out
+    assert set(table.loc[table["model"] == name, "source"]) == current
 
 
 def test_changed_weights_run_again(series: Path, cache_dir: Path, checkpoint_series: Path,
