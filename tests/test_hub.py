@@ -13,11 +13,14 @@ import pytest
 
 from pfcore.cli import main
 from pfcore.models import ModelSpec
+from pfcore.models.identity import weights_identity, weights_sha256
 from pfcore.probe import FRAME_EXAMPLE
 from pfcore.scoring.factory import cache_identity
 from pfcore.scoring.methods import ScoringMethod
+from pfcore.store.results import load_results
+from pfcore.store.runs import list_runs, load_run
 from pfcore.sweep.plan import load_plan
-from tests.hub_cache import HubSeries
+from tests.hub_cache import HubSeries, add_revision
 
 SEMANTIC_ONE_BLOCK = ["--suite", "semantic", "--construction", "let_alone", "--limit-blocks", "1"]
 
@@ -28,6 +31,16 @@ def run_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict:
     out, err = capsys.readouterr()
     assert code == 0, err
     return json.loads(out)
+
+
+def refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    """A command that must exit 2 with one error line on stderr (after any progress); that line."""
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == 2 and "error: " in err, err
+    line = err[err.index("error: "):]
+    assert line.count("\n") == 1, err
+    return line
 
 
 # ----- the pre-filled cache itself -----
@@ -46,11 +59,52 @@ def test_the_session_is_offline_with_a_private_cache_that_huggingface_hub_reads(
 
 # ----- weights_identity of a hub revision -----
 
+def test_a_hub_revision_is_identified_by_its_local_snapshot(hub_series: HubSeries, checkpoint_series: Path,
+                                                            cache_dir: Path, tmp_path: Path) -> None:
+    at = {rev: weights_identity(ModelSpec(hub_series.repo_id, revision=rev)) for rev in hub_series.commits}
+    assert at["step8"] == weights_sha256(str(checkpoint_series / "step8"))  # the same files, the same identity
+    assert at["step16"] == at["step8"] != at["step0"] and at["main"] == at["step32"]
+    assert len(set(at.values())) == 3 and all(len(v) == 64 for v in at.values())
+    assert weights_identity(ModelSpec(hub_series.repo_id, revision="step9")) == ""  # not in the cache
+    assert weights_identity(ModelSpec("pfcore-tests/not-cached")) == ""
+    partial = tmp_path / "partial"  # a download stopped before the weights: no identity yet
+    partial.mkdir()
+    (partial / "config.json").write_bytes((checkpoint_series / "step8" / "config.json").read_bytes())
+    add_revision(hub_series.cache, "pfcore-tests/partial", "step8", partial)
+    assert weights_identity(ModelSpec("pfcore-tests/partial", revision="step8")) == ""
+
+
 def test_the_score_cache_keys_of_a_hub_id_stay_its_name_and_revision(hub_series: HubSeries,
                                                                     cache_dir: Path) -> None:
     key = cache_identity(ModelSpec(hub_series.repo_id, revision="step8"), ScoringMethod.CAUSAL)
     assert {k: key[k] for k in ("name", "revision", "weights_sha256")} == {
         "name": hub_series.repo_id, "revision": "step8", "weights_sha256": ""}
+
+
+# ----- run -----
+
+def test_run_loads_a_hub_revision_offline_and_records_its_weights(
+        hub_series: HubSeries, checkpoint_series: Path, cache_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    hub = run_json(["run", "--model", hub_series.repo_id, "--revision", "step8", *SEMANTIC_ONE_BLOCK], capsys)
+    assert (hub["model"], hub["revision"]) == (hub_series.repo_id, "step8")
+    local = run_json(["run", "--model", str(checkpoint_series / "step8"), *SEMANTIC_ONE_BLOCK], capsys)
+    assert hub["accuracy"] == local["accuracy"]  # the revision's weights, not another's
+    early = run_json(["run", "--model", hub_series.repo_id, "--revision", "step0", *SEMANTIC_ONE_BLOCK], capsys)
+    assert load_run(hub["record"]).manifest.model.weights_sha256 == weights_sha256(str(checkpoint_series / "step8"))
+    assert load_run(early["record"]).manifest.model.weights_sha256 == weights_sha256(str(checkpoint_series / "step0"))
+    rows = load_results()
+    rows = rows[rows["model"] == hub_series.repo_id]
+    assert set(zip(rows["revision"], rows["step"])) == {("step8", 8), ("step0", 0)}
+
+
+def test_a_revision_the_cache_lacks_offline_is_one_line_naming_those_it_holds(
+        hub_series: HubSeries, cache_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    err = refused(["run", "--model", hub_series.repo_id, "--revision", "step9", *SEMANTIC_ONE_BLOCK], capsys)
+    assert f"revision 'step9' of {hub_series.repo_id} is not in the local Hugging Face cache" in err
+    assert "main, step0, step16, step32, step8" in err and "HF_HUB_OFFLINE" in err
+    err = refused(["probe", FRAME_EXAMPLE, "--model", hub_series.repo_id, "--revisions", "step0,step9"], capsys)
+    assert "revision 'step9'" in err
+    assert not list_runs()
 
 
 # ----- probe --revisions -----
@@ -67,6 +121,19 @@ def test_probe_follows_a_sentence_over_hub_revisions(hub_series: HubSeries, chec
         assert [row[b] for b in bits] == pytest.approx([same[b] for b in bits], abs=1e-6)
     first, last = hub["checkpoints"]
     assert first["focus2_construction_bits"] != pytest.approx(last["focus2_construction_bits"], abs=1e-3)
+
+
+# ----- trajectory -----
+
+def test_a_hub_trajectory_finds_a_revision_that_repeats_another_ones_weights(
+        hub_series: HubSeries, cache_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["trajectory", "--model", hub_series.repo_id, "--revisions", "step8,step16", "--name", "tiny-hub",
+                 *SEMANTIC_ONE_BLOCK]) == 0
+    err = capsys.readouterr().err
+    assert "warning: tiny-hub: step 16 has the same weights as step 8" in err
+    table = load_results()
+    hashes = table[table["model"] == "tiny-hub"].groupby("step")["weights_sha256"].first()
+    assert hashes[8] == hashes[16] == weights_identity(ModelSpec(hub_series.repo_id, revision="step8"))
 
 
 # ----- a sweep plan -----

@@ -8,6 +8,7 @@ import hashlib
 from pathlib import Path
 
 from pfcore.errors import InputError
+from pfcore.models.hub import complete_weights, local_snapshot
 from pfcore.models.loading import resolve_source
 from pfcore.models.spec import ModelSpec
 from pfcore.paths import JsonMemo
@@ -34,7 +35,7 @@ def file_sha256(path: Path) -> str:
 
 def weights_sha256(source: str) -> str:
     """One digest of a local model folder's weight files (their names and contents); '' for a hub
-    id, whose revision names its weights."""
+    id, which the score cache keys by its name and revision (`weights_identity` hashes its snapshot)."""
     folder = Path(source)
     if not folder.is_dir():
         return ""
@@ -57,6 +58,11 @@ def model_identity(spec: ModelSpec, source: str) -> dict[str, object]:
 
 def weights_identity(spec: ModelSpec) -> str:
     """The content hash of the weights a spec loads, without loading them (what a run's "done"
-    entry is checked against, so changed weights under the same name run again); '' when it cannot
-    be known here (a hub id, whose revision names its weights)."""
-    return weights_sha256(resolve_source(spec)[0])
+    entry is checked against, so changed weights under the same name run again): a hub id's is its
+    revision's local snapshot's, hashed as a folder's; '' when that snapshot is not (all) local."""
+    source, local = resolve_source(spec)
+    if local:
+        return weights_sha256(source)
+    snapshot = local_snapshot(spec)
+    return weights_sha256(str(snapshot)) if snapshot is not None and complete_weights(snapshot) else ""
+

@@ -17,6 +17,7 @@ from urllib.parse import urlparse
 
 from pfcore.errors import ModelLoadError
 from pfcore.models import gguf_convert
+from pfcore.models.hub import missing_revision
 from pfcore.models.memory import keep_freed_memory
 from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
 from pfcore.paths import models_dir
@@ -193,6 +194,8 @@ def _explain(spec: ModelSpec, source: str, local: bool, exc: BaseException) -> s
                 "smaller model (nothing was deleted)")
     if local:
         return f"could not load the model in {source}: {text}"
+    if missing := missing_revision(spec, text):
+        return missing
     if "safetensors" in text.lower():
         return (f"{spec.label} has no safetensors weights; pfcore does not load pickled "
                 "(.bin) weights. Convert it to safetensors locally and pass the folder.")
