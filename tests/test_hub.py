@@ -12,14 +12,19 @@ import huggingface_hub.constants
 import pytest
 
 from pfcore.cli import main
+from pfcore.errors import ModelLoadError
 from pfcore.models import ModelSpec
 from pfcore.models.identity import weights_identity, weights_sha256
+from pfcore.models.loading import default_gguf
+from pfcore.models.spec import DEFAULT_MODEL
 from pfcore.probe import FRAME_EXAMPLE
 from pfcore.scoring.factory import cache_identity
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.store.results import load_results
 from pfcore.store.runs import list_runs, load_run
+from pfcore.suites.trajectory import checkpoints
 from pfcore.sweep.plan import load_plan
+from tests.app_helpers import frame_with, no_errors, page, texts
 from tests.hub_cache import HubSeries, add_revision
 
 SEMANTIC_ONE_BLOCK = ["--suite", "semantic", "--construction", "let_alone", "--limit-blocks", "1"]
@@ -123,6 +128,16 @@ def test_probe_follows_a_sentence_over_hub_revisions(hub_series: HubSeries, chec
     assert first["focus2_construction_bits"] != pytest.approx(last["focus2_construction_bits"], abs=1e-3)
 
 
+def test_probe_draws_two_revisions_of_the_same_weights_once(hub_series: HubSeries, cache_dir: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["probe", FRAME_EXAMPLE, "--model", hub_series.repo_id, "--revisions", "step0,step8,step16",
+                 "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert [r["step"] for r in json.loads(out)["checkpoints"]] == [0, 8]
+    assert "warning: step16 has the same weights as step8" in err and "shown once, as step8" in err
+
+
 # ----- trajectory -----
 
 def test_a_hub_trajectory_finds_a_revision_that_repeats_another_ones_weights(
@@ -145,4 +160,71 @@ def test_a_sweep_plan_names_hub_revisions(hub_series: HubSeries, cache_dir: Path
     assert entry.name == hub_series.repo_id
     assert [(p.label, p.step, p.spec.name, p.spec.revision) for p in entry.points] == [
         ("step0", 0, hub_series.repo_id, "step0"), ("step8", 8, hub_series.repo_id, "step8")]
+
+
+# ----- revisions of a model that has none -----
+
+def test_revisions_of_the_embedded_default_are_refused_before_anything_is_converted(
+        cache_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Defect 8: `step1000,step8000` on the default model were two "checkpoints" of one GGUF file."""
+    with pytest.raises(ModelLoadError, match=f"the embedded default {DEFAULT_MODEL} has no revisions "
+                                             r"\(step1000, step8000 given\).*--checkpoint-dir"):
+        checkpoints(ModelSpec(), "step1000,step8000", None)
+    err = refused(["probe", FRAME_EXAMPLE, "--revisions", "step1000,step8000"], capsys)
+    assert "has no revisions" in err
+    err = refused(["trajectory", "--revisions", "pythia-log", *SEMANTIC_ONE_BLOCK], capsys)
+    assert "(step1, step2, step4, ... given)" in err
+    assert not (cache_dir / "models").exists()  # refused before the model was converted
+
+
+def test_a_revision_of_a_local_folder_or_gguf_file_is_refused(
+        checkpoint_series: Path, cache_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = str(checkpoint_series / "step8")
+    err = refused(["run", "--model", folder, "--revision", "step8", *SEMANTIC_ONE_BLOCK], capsys)
+    assert f"the local folder {folder} has no revisions (step8 given)" in err
+    err = refused(["run", "--model", str(default_gguf()), "--revision", "main", *SEMANTIC_ONE_BLOCK], capsys)
+    assert "the GGUF file" in err and "has no revisions (main given)" in err
+    err = refused(["probe", FRAME_EXAMPLE, "--model", folder, "--revisions", "step0,step8"], capsys)
+    assert "has no revisions (step0, step8 given)" in err
+    err = refused(["trajectory", "--checkpoint-dir", str(checkpoint_series), "--revision", "step8",
+                   *SEMANTIC_ONE_BLOCK], capsys)
+    assert "--revision step8 does not apply to a checkpoint folder" in err
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(f"suites: [semantic]\nmodels:\n  - model: {folder}\n    revisions: [step0]\n")
+    assert "has no revisions (step0 given)" in refused(["sweep", str(plan)], capsys)
+    assert not list_runs()
+
+
+# ----- the Probe page -----
+
+def test_probe_page_follows_a_sentence_over_hub_revisions_and_draws_repeated_weights_once(
+        hub_series: HubSeries, cache_dir: Path) -> None:
+    at = page("pages/1_Probe.py", hub_series.repo_id).run()
+    at.text_input(key="probe_ckpt_revisions").input("step0,step8,step16").run()
+    at.button(key="probe_ckpt_go").click().run()
+    no_errors(at)
+    series = frame_with(at, "focus2_or_bits")
+    assert list(series["checkpoint"]) == ["step0", "step8"] and (series["n_decisions"] == 4).all()
+    assert any("step16 has the same weights as step8" in w for w in texts(at.warning))
+    at.toggle(key="probe_ckpt_open").set_value(True).run()
+    assert at.select_slider(key="probe_ckpt_pick").options == ["step0", "step8"]
+
+
+def test_probe_page_refuses_revisions_of_a_local_folder_and_goes_on(checkpoint_series: Path,
+                                                                    cache_dir: Path) -> None:
+    at = page("pages/1_Probe.py", checkpoint_series / "step8").run()
+    at.text_input(key="probe_ckpt_revisions").input("step1000,step8000").run()
+    assert any("has no revisions (step1000, step8000 given)" in e for e in texts(at.error))
+    assert not [b for b in at.button if b.key == "probe_ckpt_go"]  # nothing to score, no curve
+    assert not [f for f in at.dataframe if "focus2_or_bits" in f.value.columns]
+    assert frame_with(at, "difference_bits") is not None  # the rest of the page is drawn
+
+
+@pytest.mark.slow  # the default model in the sidebar
+def test_probe_page_refuses_revisions_of_the_default_model(default_model_cache: Path) -> None:
+    """Defect 8 as it was seen: "2 checkpoints scored", and one GGUF file drawn as a training curve."""
+    at = page("pages/1_Probe.py", DEFAULT_MODEL).run(timeout=300)
+    at.text_input(key="probe_ckpt_revisions").input("step1000,step8000").run(timeout=300)
+    assert any(f"the embedded default {DEFAULT_MODEL} has no revisions" in e for e in texts(at.error))
+    assert not [b for b in at.button if b.key == "probe_ckpt_go"]
 

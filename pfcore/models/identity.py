@@ -5,7 +5,9 @@ remembered per (path, size, mtime), so each file is read once."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TypeVar
 
 from pfcore.errors import InputError
 from pfcore.models.hub import complete_weights, local_snapshot
@@ -15,6 +17,7 @@ from pfcore.paths import JsonMemo
 
 MEMO_FILE = "weight-hashes.json"
 BLOCK = 1 << 22  # bytes read at a time while hashing
+K = TypeVar("K")
 
 
 def file_sha256(path: Path) -> str:
@@ -66,3 +69,15 @@ def weights_identity(spec: ModelSpec) -> str:
     snapshot = local_snapshot(spec)
     return weights_sha256(str(snapshot)) if snapshot is not None and complete_weights(snapshot) else ""
 
+
+def same_weights(digests: Iterable[tuple[K, str]]) -> list[tuple[K, K, str]]:
+    """Each key whose weights digest equals an earlier key's, with that first key and the digest,
+    in order ('' means unknown and equals nothing): checkpoints that are one checkpoint twice."""
+    first: dict[str, K] = {}
+    repeats = []
+    for key, digest in digests:
+        if digest and digest in first:
+            repeats.append((key, first[digest], digest))
+        elif digest:
+            first[digest] = key
+    return repeats
