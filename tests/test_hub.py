@@ -140,6 +140,33 @@ def test_probe_draws_two_revisions_of_the_same_weights_once(hub_series: HubSerie
 
 # ----- trajectory -----
 
+def trajectory(hub_series: HubSeries, *extra: str) -> list[str]:
+    """The trajectory command of the issue's "Done when" over step0 and step8 of the hub id."""
+    return ["trajectory", "--model", hub_series.repo_id, "--revisions", "step0,step8", "--suite", "semantic",
+            *extra]
+
+
+def test_a_hub_trajectory_records_both_checkpoints_and_reruns_only_when_settings_change(
+        hub_series: HubSeries, cache_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The issue's "Done when" (passes with the trajectory state of branch trajstate: today the "/"
+    of the hub id breaks the state file's path after the first checkpoint)."""
+    assert main(trajectory(hub_series, "--limit-blocks", "1")) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    rows = load_results()
+    rows = rows[rows["model"] == hub_series.repo_id]
+    assert set(zip(rows["revision"], rows["step"])) == {("step0", 0), ("step8", 8)}
+    runs = len(list_runs())
+    assert runs == 2
+
+    assert main(trajectory(hub_series, "--limit-blocks", "1")) == 0
+    assert "done before" in capsys.readouterr().out and len(list_runs()) == runs  # scores nothing
+
+    assert main(trajectory(hub_series, "--limit-blocks", "2")) == 0
+    out = capsys.readouterr().out
+    assert len(list_runs()) == runs + 2  # both checkpoints again, and why
+    assert out.count("run again") == 2 and "limit_blocks" in out
+
+
 def test_a_hub_trajectory_finds_a_revision_that_repeats_another_ones_weights(
         hub_series: HubSeries, cache_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["trajectory", "--model", hub_series.repo_id, "--revisions", "step8,step16", "--name", "tiny-hub",
