@@ -79,6 +79,22 @@ def test_a_hub_revision_is_identified_by_its_local_snapshot(hub_series: HubSerie
     assert weights_identity(ModelSpec("pfcore-tests/partial", revision="step8")) == ""
 
 
+def test_a_sharded_hub_revision_has_an_identity_only_with_every_shard(hub_series: HubSeries, cache_dir: Path,
+                                                                      tmp_path: Path) -> None:
+    shards = [f"model-0000{i}-of-00002.safetensors" for i in (1, 2)]
+    index = json.dumps({"metadata": {}, "weight_map": {"h.0.w": shards[0], "h.1.w": shards[1]}})
+    for revision, present in (("half", shards[:1]), ("whole", shards)):
+        folder = tmp_path / revision
+        folder.mkdir()
+        (folder / "model.safetensors.index.json").write_text(index)
+        for shard in present:
+            (folder / shard).write_bytes(shard.encode())  # hashed, never loaded
+        add_revision(hub_series.cache, "pfcore-tests/sharded", revision, folder)
+    assert weights_identity(ModelSpec("pfcore-tests/sharded", revision="half")) == ""
+    assert weights_identity(ModelSpec("pfcore-tests/sharded", revision="whole")) == weights_sha256(
+        str(tmp_path / "whole"))  # both shards, as a folder's
+
+
 def test_the_score_cache_keys_of_a_hub_id_stay_its_name_and_revision(hub_series: HubSeries,
                                                                     cache_dir: Path) -> None:
     key = cache_identity(ModelSpec(hub_series.repo_id, revision="step8"), ScoringMethod.CAUSAL)
