@@ -5,11 +5,20 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
-import pytest
+# huggingface_hub reads its settings once, when it is first imported (tests.tiny_models imports it),
+# so they are set here, before any import: every test is offline, with a private Hugging Face cache
+# of its session (never the user's), which the `hub_series` fixture fills.
+HF_HOME = Path(tempfile.mkdtemp(prefix="pfcore-tests-hf-"))
+os.environ.update({"HF_HOME": str(HF_HOME), "HF_HUB_CACHE": str(HF_HOME / "hub"), "HF_HUB_OFFLINE": "1",
+                   "TRANSFORMERS_OFFLINE": "1"})
 
-from tests import tiny_models
+import pytest  # noqa: E402
+
+from tests import tiny_models  # noqa: E402
+from tests.hub_cache import HubSeries, build_hub_series  # noqa: E402
 
 REPO_CACHE = Path(__file__).resolve().parents[1] / "cache"
 REFERENCE_VAR = "PFCORE_REFERENCE_DATA"
@@ -35,10 +44,9 @@ TOY_BLIMP = {
 }
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    """Keep every test off the network."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove the session's private Hugging Face cache."""
+    shutil.rmtree(HF_HOME, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -65,6 +73,15 @@ def checkpoint_series(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tiny_models.build_checkpoint_series(tmp_path_factory.mktemp("checkpoints") / "tiny-series")
     shutil.rmtree(out / "_base")
     return out
+
+
+@pytest.fixture(scope="session")
+def hub_series(checkpoint_series: Path) -> HubSeries:
+    """The tiny checkpoint series as the hub id pfcore-tests/tiny-pythia in the session's Hugging Face
+    cache, loaded offline by from_pretrained: revisions step0, step8, step32 (also `main`), and step16,
+    a revision serving step 8's very weights (as some published revisions do)."""
+    return build_hub_series(Path(os.environ["HF_HUB_CACHE"]), checkpoint_series,
+                            {"step0": "step0", "step8": "step8", "step16": "step8", "step32": "step32"})
 
 
 @pytest.fixture(scope="session")

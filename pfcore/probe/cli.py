@@ -15,7 +15,7 @@ from pfcore.cli_common import add_checkpoint_args, add_model_args, json_rows, sp
 from pfcore.errors import InputError
 from pfcore.models.loading import clear_loaded
 from pfcore.models.spec import ModelSpec
-from pfcore.probe.checkpoints import checkpoint_series, probe_checkpoint
+from pfcore.probe.checkpoints import checkpoint_series, distinct_weights, probe_checkpoint
 from pfcore.probe.detect import Probe, analyze_sentence
 from pfcore.probe.verdict import CAVEAT, UNIT, ProbeVerdict, anecdote_note, probe_sentence
 from pfcore.probe.words import sentence_words
@@ -121,6 +121,9 @@ def _over_checkpoints(args: argparse.Namespace, probe: Probe, pairs: list[tuple[
         row = probes[-1].row()
         print(f"[{number}/{len(points)}] {point.label}: effect {row['effect']:+.3f} {UNIT[args.reduction]}, "
               f"{row['n_correct']} of {row['n_decisions']} decisions", file=sys.stderr)
+    probes, repeats = distinct_weights(probes)
+    for warning in repeats:
+        print(f"warning: {warning}", file=sys.stderr)
     table = checkpoint_series(probes, load_results(), name, str(probe.construction))
     if args.json:
         print(json.dumps({"series": name, "sentence": probe.text, "construction": probe.construction,

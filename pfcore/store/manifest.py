@@ -34,7 +34,7 @@ class ModelRecord:
     kind: str = "causal"
     trust_remote_code: bool = False
     source: str = ""
-    weights_sha256: str = ""  # the content of the weight files (local models): what the checkpoint really is
+    weights_sha256: str = ""  # the weight files' content (a hub id: its local snapshot's): what the checkpoint is
 
     def __post_init__(self) -> None:
         """Records written under an earlier name of the default model read back under its name now."""

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from pfcore.errors import InputError
+from pfcore.models.identity import same_weights
 from pfcore.models.spec import ALIASES
 from pfcore.paths import JsonMemo, cache_subdir, locked
 
@@ -400,11 +401,5 @@ class DuplicateCheckpoint:
 def duplicate_checkpoints(table: pd.DataFrame, model: str) -> list[DuplicateCheckpoint]:
     """The steps of one model's trajectory whose weight hash equals an earlier step's."""
     rows = table[(table["model"] == model) & table["step"].notna() & (table["weights_sha256"] != "")]
-    first: dict[str, int] = {}
-    out = []
-    for step, digest in sorted(rows.groupby("step")["weights_sha256"].first().items()):
-        if digest in first:
-            out.append(DuplicateCheckpoint(model, int(step), first[digest], str(digest)))
-        else:
-            first[digest] = int(step)
-    return out
+    steps = sorted((int(step), str(digest)) for step, digest in rows.groupby("step")["weights_sha256"].first().items())
+    return [DuplicateCheckpoint(model, step, first, digest) for step, first, digest in same_weights(steps)]

@@ -13,7 +13,7 @@ import pandas as pd
 
 from pfcore.errors import InputError
 from pfcore.items.schema import PUBLISHED_NAMES
-from pfcore.models.identity import weights_sha256
+from pfcore.models.identity import weights_identity
 from pfcore.models.loading import resolve_source
 from pfcore.models.spec import ModelSpec
 from pfcore.paths import cache_subdir, make_folder
@@ -117,9 +117,8 @@ def _manifest(suite: Suite, spec: ModelSpec, config: RunConfig, method: ScoringM
     settings["reduction"] = suite.reduction(config, method)
     settings["first_token"] = ("BOS prepended, first word scored" if config.bos
                                else "no BOS: first token of a whole sentence unscored (minicons default)")
-    source = resolve_source(spec)[0]
     model = ModelRecord(spec.name, spec.revision, spec.dtype, spec.device, spec.kind, spec.trust_remote_code,
-                        source, weights_sha256(source))
+                        resolve_source(spec)[0], weights_identity(spec))
     return Manifest(
         run_id=new_run_id(config.suite, spec.label), created=now_iso(), suite=config.suite, model=model,
         scoring=method.value, settings=settings,

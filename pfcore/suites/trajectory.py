@@ -13,7 +13,7 @@ import pandas as pd
 
 from pfcore.errors import InputError
 from pfcore.models.identity import weights_identity
-from pfcore.models.loading import clear_loaded
+from pfcore.models.loading import check_revision, clear_loaded
 from pfcore.models.spec import ModelSpec
 from pfcore.store.results import duplicate_checkpoints, load_results, step_from_revision, withdraw_run
 from pfcore.suites.base import RunConfig
@@ -41,17 +41,21 @@ class Checkpoint:
 
 
 def checkpoints(base: ModelSpec, revisions: str | None, checkpoint_dir: str | None) -> list[Checkpoint]:
-    """Checkpoints from --revisions (a list or `pythia-log`) or a folder of saved checkpoints,
-    sorted by step number (never by listing order)."""
+    """Checkpoints from --revisions (a list or `pythia-log`) of a hub id, or a folder of saved
+    checkpoints, sorted by step number (never by listing order)."""
     if bool(revisions) == bool(checkpoint_dir):
         raise InputError("give either --revisions or --checkpoint-dir")
     if checkpoint_dir:
+        if base.revision:
+            raise InputError(f"--revision {base.revision} does not apply to a checkpoint folder: its step<N> "
+                             "subfolders are the checkpoints; leave --revision out")
         points = _folder_checkpoints(Path(checkpoint_dir), base)
     else:
         names = PYTHIA_LOG if revisions == "pythia-log" else [r.strip() for r in str(revisions).split(",")
                                                               if r.strip()]
         if not names:
             raise InputError("--revisions is empty")
+        check_revision(base, given=names)
         points = [Checkpoint(r, _step(r), replace(base, revision=r)) for r in names]
     return sorted(points, key=lambda c: (c.step is None, c.step or 0, c.label))
 
