@@ -18,6 +18,7 @@ from pfcore.lesson.glossary import TERMS
 from pfcore.lesson.handout import handout_html, inline
 from pfcore.lesson.notice import Numbers
 from pfcore.models import ModelSpec
+from pfcore.plots.lesson import PROJECTOR_FONT, projector
 from pfcore.scoring.factory import LazyScorer
 from pfcore.scoring.fake import FakeScorer
 from pfcore.scoring.methods import ScoringMethod
@@ -203,3 +204,13 @@ def test_the_handout_is_one_self_contained_page(fake_results: list[StepResult]) 
 
 def test_inline_markdown_is_escaped_and_kept() -> None:
     assert inline("*let alone* <b> `pfcore results`") == "<em>let alone</em> &lt;b&gt; <code>pfcore results</code>"
+
+
+def test_projector_charts_have_large_type_everywhere(fake_results: list[StepResult]) -> None:
+    for result in fake_results:
+        for fig in result.figures:
+            big = projector(fig)
+            assert big.layout.font.size == PROJECTOR_FONT and big.layout.height > (fig.layout.height or 0)
+            assert all(axis.tickfont.size == PROJECTOR_FONT for axis in big.select_xaxes())
+            assert all(axis.tickfont.size == PROJECTOR_FONT for axis in big.select_yaxes())
+            assert fig.layout.font.size != PROJECTOR_FONT  # the page's own figure is left as it was

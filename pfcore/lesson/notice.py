@@ -31,8 +31,11 @@ def times(bits: float) -> str:
 
 
 def signed(value: float) -> str:
-    """A signed difference, with enough digits that a tiny one does not print as +0.00."""
-    return f"{value:+.2f}" if abs(value) >= 0.005 or value == 0 else f"{value:+.1g}"
+    """A signed difference in plain decimals, a tiny one to its first digit so that it does not
+    print as +0.00 (+0.004, -0.00005; at most 6 decimals)."""
+    if value == 0 or abs(value) >= 0.005:
+        return f"{value:+.2f}"
+    return f"{value:+.{min(6, -math.floor(math.log10(abs(value))))}f}"
 
 
 def than(value: float, unit: str, adjective: str, other: str, this: str = "") -> str:

@@ -175,8 +175,9 @@ def _words_figures(numbers: Numbers, context: LessonContext) -> tuple[go.Figure,
     """The sentence word by word, with the construction and with "or", and the difference."""
     about = numbers["about"].iloc[0]
     words = numbers["words"].assign(model=context.label)
-    return (word_curves_figure(words, str(about["connective"]), title=f"{about['sentence']!r} against "
-                               f"{about['control']!r}, word by word ({context.label})"),)
+    connective = str(about["connective"])
+    return (word_curves_figure(words, connective, title=f"Word by word, with '{connective}' and with 'or' "
+                               f"({context.label})"),)
 
 
 def _construction_of(numbers: Numbers) -> Construction:
@@ -269,8 +270,9 @@ def _world_aside(numbers: Numbers, context: LessonContext) -> str:
     """As the meaning aside, adding that the paper's tables hold plausible items only, with
     Pythia-12b's published implausible accuracy at the end of training where it is loaded."""
     final = _final_value(context.results, "pf_avg:misaligned")
-    implausible = (f"Over implausible items like this one, Pythia-12b's published accuracy at the end of training is "
-                   f"{percent(100 * final)} (Figure 2, step 7)." if final is not None else
+    implausible = (f"Over implausible items like this one, Pythia-12b's published accuracy at the end of training "
+                   f"(the mean of the four constructions) is {percent(100 * final)} (Figure 2, step 7)."
+                   if final is not None else
                    "The paper's tables give plausible items only; its Figure 2 (step 7) shows the implausible ones "
                    "over Pythia-12b's training.")
     return f"{_followup_aside(numbers, context)} {implausible}"
@@ -303,7 +305,8 @@ def _findings(context: LessonContext, inputs: Mapping[str, str]) -> Numbers:
 def _findings_figures(numbers: Numbers, context: LessonContext) -> tuple[go.Figure, ...]:
     """Figure 1, and Figure 2 where its curves are loaded."""
     figure1 = mark_own_runs(accuracy_vs_parameters_figure(numbers["models"]), OWN_SUFFIX)
-    figure1.update_layout(title="Figure 1: accuracy on the meaning test (plausible items) against model size")
+    figure1.update_layout(title="Figure 1: accuracy on the meaning test (plausible items) against model size",
+                          legend_title_text="", margin={"t": 120})  # the legend sits between the title and the plot
     if numbers["curves"].empty:
         return (figure1,)
     return figure1, curves_figure(numbers["curves"], "Figure 2: Pythia-12b over its training (published results)")
@@ -399,7 +402,7 @@ LESSON: tuple[Step, ...] = (
          "models. The first chart is the accuracy of each model on the meaning test against its size; chance is "
          "50%. The second follows one model, Pythia-12b, through its training: the form test and the meaning test "
          "at each saved step.",
-         "The default model has 135M parameters. Where on the first chart would you expect it, and why?",
+         "Where on the first chart would you expect the model in the sidebar (its size is shown there), and why?",
          (), ("decision", "aligned"), _findings, _findings_figures, notice.findings, _findings_aside),
     Step(8, "try-it", "Try it yourself",
          "Type a sentence of your own with let alone, much less, not to mention or never mind. As in the steps "

@@ -48,6 +48,12 @@ def projector(fig: go.Figure) -> go.Figure:
     big = go.Figure(fig)
     height = big.layout.height or 450
     big.update_layout(font={"size": PROJECTOR_FONT}, title_font={"size": PROJECTOR_FONT + 4},
+                      legend_font={"size": PROJECTOR_FONT}, legend_title_font={"size": PROJECTOR_FONT},
                       height=int(height * PROJECTOR_HEIGHT))
+    axis = {"tickfont": {"size": PROJECTOR_FONT}, "title_font": {"size": PROJECTOR_FONT}}
+    big.update_xaxes(**axis)  # set on every axis: a theme's axis fonts would win over the layout's
+    big.update_yaxes(**axis)
     big.update_annotations(font_size=PROJECTOR_FONT)
+    big.update_coloraxes(colorbar_tickfont_size=PROJECTOR_FONT, colorbar_title_font_size=PROJECTOR_FONT)
+    big.update_traces(textfont_size=PROJECTOR_FONT, selector={"type": "bar"})
     return big
