@@ -438,4 +438,9 @@ def test_the_lesson_in_presenter_view(lesson_app: App, browser: Browser, artifac
     lesson_step_shown(other, 6)
     expect(other.get_by_role("textbox", name="Sentence (harder thing first)")).to_have_value(
         "You couldn't lift a huge rock, let alone a tiny one.")
+    with other.expect_download(timeout=WAIT_MS) as download:  # every step computed at the click
+        other.get_by_role("button", name="Download the handout (HTML)").click()
+    handout = Path(download.value.path()).read_text()
+    assert handout.startswith("<!DOCTYPE html>") and handout.count("<section id=\"step-") == 8
+    assert "smollm2-135m-instruct-q4_1" in handout and "What to notice:" in handout
     assert_server_quiet(lesson_app)
