@@ -157,10 +157,13 @@ def test_a_sentence_that_cannot_be_used_is_one_line(number: int, sentence: str, 
     assert not result.numbers and not result.notice
 
 
-def test_a_masked_model_has_no_next_word(tiny_bert: Path) -> None:
-    scorer = LazyScorer(ModelSpec(name=str(tiny_bert), kind="masked"), ScoringMethod.PLL_ORIGINAL)
-    result = run_step(lesson_step(1), LessonContext(scorer, str(tiny_bert)))
-    assert "does not apply to a masked model" in result.problem
+def test_a_masked_model_has_no_next_word_and_its_scores_are_named(tiny_bert: Path, cache_dir: Path) -> None:
+    context = LessonContext(LazyScorer(ModelSpec(name=str(tiny_bert), kind="masked"), ScoringMethod.PLL_ORIGINAL),
+                            str(tiny_bert))
+    assert "does not apply to a masked model" in run_step(lesson_step(1), context).problem
+    words = run_step(lesson_step(2), context)
+    assert not words.problem and "pseudo-log-likelihood" in words.aside
+    assert "pseudo-log-likelihood" not in run_step(lesson_step(7), context).aside
 
 
 def test_the_class_sentences_are_used(cache_dir: Path) -> None:

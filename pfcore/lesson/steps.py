@@ -26,6 +26,7 @@ from pfcore.plots.trajectories import curves_figure
 from pfcore.plots.words import word_curves_figure
 from pfcore.probe import FRAME_EXAMPLE, Probe, analyze_sentence, clean_text, score_probe
 from pfcore.probe.words import sentence_words
+from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.next_tokens import TOP_K, most_likely_next
 from pfcore.scoring.requests import LN2, Request, RequestScorer
 from pfcore.scoring.words import score_texts
@@ -36,6 +37,8 @@ from pfcore.suites import semantic, syntax
 PYTHIA = "EleutherAI/pythia-12b"
 FIGURE2_SERIES = (MEANING, "pf_avg:misaligned", FORM)
 PROBE_PATH = "/Probe"
+MASKED_NOTE = ("This is a masked model: each number is its pseudo-log-likelihood, the surprisal of each token "
+               "given all the other words of the sentence, those after it too, not only those before it.")
 # what each of the steps' tables holds, in words (captions on the page and in the handout)
 TABLE_NAMES = {"next": "the most likely next tokens", "about": "what pfcore read", "words": "each word's surprisal",
                "form": "the sentences with and without the negation", "followups": "the four follow-up surprisals",
@@ -95,6 +98,7 @@ class Step:
     figures: Figures
     notice: Callable[[Numbers], str]
     aside: Aside = _no_aside
+    scored: bool = True  # whether the model scores its sentences (step 7 reads the paper's results)
 
 
 @dataclass(frozen=True)
@@ -145,7 +149,7 @@ def _surprisal_figures(numbers: Numbers, context: LessonContext) -> tuple[go.Fig
     """Each sentence's words as bars of surprisal; the words where the second differs in red."""
     words = numbers["words"].rename(columns={"word": "token"})
     return (token_bars_figure(words, "sentence", highlight="differs",
-                              title=f"Surprisal of each word ({context.label}); the first word has none"),)
+                              title=f"Surprisal of each word ({context.label})"),)
 
 
 # ----- step 3: the construction against "or" -----
@@ -270,8 +274,8 @@ def _world_aside(numbers: Numbers, context: LessonContext) -> str:
     """As the meaning aside, adding that the paper's tables hold plausible items only, with
     Pythia-12b's published implausible accuracy at the end of training where it is loaded."""
     final = _final_value(context.results, "pf_avg:misaligned")
-    implausible = (f"Over implausible items like this one, Pythia-12b's published accuracy at the end of training "
-                   f"(the mean of the four constructions) is {percent(100 * final)} (Figure 2, step 7)."
+    implausible = (f"Over the implausible (misaligned) items, Pythia-12b's published accuracy at the end of "
+                   f"training (the mean of the four constructions) is {percent(100 * final)} (Figure 2, step 7)."
                    if final is not None else
                    "The paper's tables give plausible items only; its Figure 2 (step 7) shows the implausible ones "
                    "over Pythia-12b's training.")
@@ -403,7 +407,7 @@ LESSON: tuple[Step, ...] = (
          "50%. The second follows one model, Pythia-12b, through its training: the form test and the meaning test "
          "at each saved step.",
          "Where on the first chart would you expect the model in the sidebar (its size is shown there), and why?",
-         (), ("decision", "aligned"), _findings, _findings_figures, notice.findings, _findings_aside),
+         (), ("decision", "aligned"), _findings, _findings_figures, notice.findings, _findings_aside, scored=False),
     Step(8, "try-it", "Try it yourself",
          "Type a sentence of your own with let alone, much less, not to mention or never mind. As in the steps "
          "before, pfcore finds the construction and its two foci and builds the control with or. The Probe page "
@@ -434,8 +438,9 @@ def run_step(step: Step, context: LessonContext, given: Mapping[str, str] | None
         numbers = step.compute(context, inputs)
     except InputError as exc:
         return StepResult(step, inputs, problem=str(exc))
-    return StepResult(step, inputs, numbers, step.figures(numbers, context), step.notice(numbers),
-                      step.aside(numbers, context))
+    masked = step.scored and context.scorer.method is not ScoringMethod.CAUSAL
+    aside = " ".join(filter(None, [step.aside(numbers, context), MASKED_NOTE if masked else ""]))
+    return StepResult(step, inputs, numbers, step.figures(numbers, context), step.notice(numbers), aside)
 
 
 def run_lesson(context: LessonContext, given: Mapping[int, Mapping[str, str]] | None = None, *,
