@@ -9,6 +9,7 @@ import pandas as pd
 
 from pfcore.analysis.models import PAPER_RHO, accuracy_parameter_rho
 from pfcore.analysis.series import milestones
+from pfcore.lesson.paper import percent
 from pfcore.probe.words import focus2_bits
 
 Numbers = dict[str, pd.DataFrame]
@@ -20,7 +21,7 @@ FORM, MEANING = "syntax:Avg_Test", "pf_avg:aligned"
 
 def share(probability: float) -> str:
     """A probability as a percentage a class reads ("31.2%", "<0.1%")."""
-    return f"{100 * probability:.1f}%" if probability >= 0.0005 else "<0.1%"
+    return percent(100 * probability) if probability >= 0.0005 else "<0.1%"
 
 
 def times(bits: float) -> str:
