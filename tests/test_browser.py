@@ -17,6 +17,7 @@ from urllib.parse import urlencode
 
 import pytest
 
+from pfcore.store.results import import_published
 from pfcore.ui.progress import UI_CHUNK
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -374,3 +375,72 @@ def test_pages_fit_an_800_pixel_window(tour_app: App, browser: Browser, artifact
         assert overflow <= 1, f"{name}: {overflow} px run off the side at 800 px"
         screenshot(page, artifacts / f"{name.lower()}-800px.png", width=800)
     assert_server_quiet(tour_app)  # after the tour, the links and the comparisons too
+
+
+@pytest.fixture(scope="module")
+def lesson_app(artifacts: Path, tmp_path_factory: pytest.TempPathFactory, converted_models: Path,
+               request: pytest.FixtureRequest) -> Iterator[App]:
+    """The app for the lesson, on its own fresh cache; with the paper's published results imported
+    where the reference data is at hand (step 7 then draws Figure 2 too)."""
+    cache = _fresh_cache(tmp_path_factory, converted_models, "lesson-cache")
+    try:
+        published = request.getfixturevalue("shared_data") / "meaning_alone" / "outputs_summary"
+    except pytest.skip.Exception:  # no reference data here: the lesson says where to get the curves
+        published = None
+    if published is not None and published.is_dir():
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("PFCORE_CACHE", str(cache))
+            import_published(published)
+    yield from _serve(cache, artifacts / "streamlit-lesson.log")
+
+
+def lesson_step_shown(page: Page, number: int) -> None:
+    """Wait until a lesson step is computed: its title, its line of what to notice, nothing running."""
+    from pfcore.lesson import LESSON
+
+    step = LESSON[number - 1]
+    expect(page.get_by_role("heading", name=f"{number}. {step.title}")).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_text(step.question)).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_text("What to notice:")).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=WAIT_MS)
+    expect(page.locator('[data-stale="true"]')).to_have_count(0, timeout=WAIT_MS)  # nothing left of the last step
+    expect(page.locator(".js-plotly-plot .main-svg").first).to_be_visible(timeout=WAIT_MS)
+    assert_no_exception(page)
+
+
+def test_the_lesson_in_presenter_view(lesson_app: App, browser: Browser, artifacts: Path) -> None:
+    """A class's walk through the lesson on a 1280x720 projector: Back and Next, the sidebar
+    folded away, large type, and a step's link reopening that step."""
+    page = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+    page.goto(f"{lesson_app.url}/Lesson?presenter=1")  # a deep link as the server's first visit
+    lesson_step_shown(page, 1)
+    expect(page.get_by_test_id("stSidebar")).to_have_attribute("data-collapsed", "true")
+    size = page.evaluate("getComputedStyle(document.querySelector('[data-testid=\"stMainBlockContainer\"] "
+                         "[data-testid=\"stMarkdownContainer\"] p')).fontSize")
+    assert float(size.removesuffix("px")) >= 24, size  # large type (the usual is 16 px)
+    next_button = page.get_by_role("button", name="Next")
+    for number in range(1, 9):
+        if number > 1:
+            next_button.click()
+        lesson_step_shown(page, number)
+        screenshot(page, artifacts / f"lesson-step{number}.png", width=1280)
+        page.set_viewport_size({"width": 1280, "height": 720})
+    page.get_by_role("button", name="Back").click()
+    lesson_step_shown(page, 7)
+    loaded = not page.get_by_text("training curves are not loaded").count()
+    expect(page.locator(".js-plotly-plot")).to_have_count(2 if loaded else 1, timeout=WAIT_MS)  # Figures 1 and 2
+    page.get_by_role("button", name="Back").click()
+    lesson_step_shown(page, 6)
+    link = page.url
+    assert "step=6" in link and "presenter=1" in link
+    other = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+    other.goto(link)
+    lesson_step_shown(other, 6)
+    expect(other.get_by_role("textbox", name="Sentence (harder thing first)")).to_have_value(
+        "You couldn't lift a huge rock, let alone a tiny one.")
+    with other.expect_download(timeout=WAIT_MS) as download:  # every step computed at the click
+        other.get_by_role("button", name="Download the handout (HTML)").click()
+    handout = Path(download.value.path()).read_text()
+    assert handout.startswith("<!DOCTYPE html>") and handout.count("<section id=\"step-") == 8
+    assert "smollm2-135m-instruct-q4_1" in handout and "What to notice:" in handout
+    assert_server_quiet(lesson_app)

@@ -19,7 +19,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("pfcore.suites",),
     ("pfcore.analysis",),
     ("pfcore.plots",),
-    ("pfcore.probe", "pfcore.sweep"),
+    ("pfcore.probe", "pfcore.sweep", "pfcore.lesson"),
     ("cli",),
     ("pfcore.ui",),
     ("pages",),
