@@ -44,6 +44,12 @@ TOY_BLIMP = {
 }
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Start every test's results table empty (a test that wants a new user's table, with the
+    bundled published rows, asks for `bundled_cache`)."""
+    os.environ["PFCORE_BUNDLED"] = "0"
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     """Remove the session's private Hugging Face cache."""
     shutil.rmtree(HF_HOME, ignore_errors=True)
@@ -154,3 +160,10 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A private PFCORE_CACHE for one test, so nothing touches the user's cache/."""
     monkeypatch.setenv("PFCORE_CACHE", str(tmp_path / "cache"))
     return tmp_path / "cache"
+
+
+@pytest.fixture()
+def bundled_cache(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private cache whose empty results table gets the bundled published rows, as a new user's does."""
+    monkeypatch.delenv("PFCORE_BUNDLED")
+    return cache_dir

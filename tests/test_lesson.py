@@ -23,6 +23,7 @@ from pfcore.scoring.factory import LazyScorer
 from pfcore.scoring.fake import FakeScorer
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.store.cache import ScoreCache
+from pfcore.store.published import bundled_label
 from pfcore.store.results import empty_results
 
 PYTHIA = "EleutherAI/pythia-12b"
@@ -46,7 +47,8 @@ def published_curves(form_step: int, meaning_step: int) -> pd.DataFrame:
                                          ("semantic", "misaligned", meaning_step)):
                 rows.append({"model": PYTHIA, "revision": f"step{step}", "step": step, "suite": suite,
                              "construction": construction, "filter": filt, "metric": "accuracy",
-                             "value": 0.9 if step >= best_at else 0.5, "source": f"{PYTHIA}/{suite}.tsv"})
+                             "value": 0.9 if step >= best_at else 0.5,
+                             "source": f"{bundled_label()}/{PYTHIA}/{suite}.tsv"})
     return pd.concat([empty_results(), pd.DataFrame(rows)], ignore_index=True)
 
 
@@ -141,7 +143,7 @@ def test_without_published_curves_step_7_says_where_to_get_them(fake_results: li
     findings = fake_results[6]
     assert len(findings.figures) == 1 and findings.numbers["curves"].empty
     assert "not loaded" in findings.notice
-    assert "pfcore results import" in findings.aside and "Trajectories page" in findings.aside
+    assert "pfcore results import --bundled" in findings.aside and "Trajectories page" in findings.aside
     assert "Spearman's ρ = 0.69" in findings.notice and "36 models" in findings.notice
 
 

@@ -16,6 +16,7 @@ from pfcore.errors import InputError
 from pfcore.models import ModelSpec
 from pfcore.models.spec import DEFAULT_MODEL
 from pfcore.store import results as res
+from pfcore.store.published import collection_of, content_digest, file_of, import_label, read_bundle
 from pfcore.store.runs import load_run
 from pfcore.suites.base import RunConfig
 from pfcore.suites.runner import run_suite
@@ -79,33 +80,42 @@ def test_import_reads_every_layout_into_long_rows(published: Path, cache_dir: Pa
     assert set(rows.loc[rows["construction"] == "ewok", "suite"]) == {"ewok"}
     olmo = rows[rows["model"] == "allenai/OLMo-2-1124-7B"].set_index("revision")["step"]
     assert olmo["stage1-step900-tokens4B"] == 900 and pd.isna(olmo["main"])
-    assert "EleutherAI/pythia-12b/accuracy_summary_la.tsv" in set(rows["source"])
+    assert {file_of(s) for s in rows["source"]} == {
+        LA, "EleutherAI/pythia-12b/accuracy_summary_syntax.tsv", "allenai/OLMo-2-1124-7B/olmo_accuracy.tsv",
+        "jhu-clsp/output_summaries/accuracy_summary_decoder400m.tsv"}
+    assert {collection_of(s) for s in rows["source"]} == {import_label(content_digest(res.read_published(published)))}
     assert res.results_path().parent.parent == cache_dir
     stored = res.load_results()
     pd.testing.assert_frame_equal(stored[list(res.RESULT_COLUMNS)], rows)
     assert set(stored["weights_sha256"]) == {""}  # published summaries name no checkpoint content
 
 
-def test_reimport_replaces_rows_and_keeps_own_runs(published: Path, cache_dir: Path) -> None:
+def test_reimport_with_replace_swaps_the_folders_rows_and_keeps_own_runs(published: Path, cache_dir: Path) -> None:
     first = res.import_published(published)
+    assert res.import_published(published).equals(first)  # the same files again: nothing changes
     run = first.head(3).assign(source="pfcore run r1", value=0.9)
     res.append_results(run)
-    write(published, "EleutherAI/pythia-12b/accuracy_summary_la.tsv",
-          SEMANTIC.replace("0.6", "0.65"))
-    res.import_published(published)
+    write(published, LA, SEMANTIC.replace("0.6", "0.65"))
+    res.import_published(published, replace=True)
     table = res.load_results()
     assert len(table) == len(first) + 3
-    la = table[table["source"] == "EleutherAI/pythia-12b/accuracy_summary_la.tsv"]
+    la = table[table["source"].str.endswith(LA)]
     assert 0.65 in set(la["value"]) and 0.6 not in set(la["value"])
     assert (table["source"] == "pfcore run r1").sum() == 3
 
 
-def test_append_results_replaces_same_source_and_checks_columns(cache_dir: Path) -> None:
+def test_append_results_replaces_a_source_only_when_asked_and_checks_columns(cache_dir: Path) -> None:
     row = {"model": "m", "revision": "main", "step": None, "suite": "semantic",
            "construction": "letalone", "filter": "all", "metric": "accuracy", "value": 0.7,
            "source": "pfcore run a"}
     res.append_results(pd.DataFrame([row]))
-    res.append_results(pd.DataFrame([row | {"value": 0.8}]))
+    res.append_results(pd.DataFrame([row]))  # the same rows again: idempotent
+    with pytest.raises(InputError, match=r"would replace the stored rows of 1 source\(s\) \(pfcore run a\)"):
+        res.append_results(pd.DataFrame([row | {"value": 0.8}]))
+    with pytest.raises(InputError, match="with different ones"):
+        res.append_results(pd.DataFrame([row, row | {"filter": "aligned"}]))  # a row added is a change too
+    assert res.load_results()["value"].tolist() == [0.7]
+    res.append_results(pd.DataFrame([row | {"value": 0.8}]), replace=True)
     table = res.load_results()
     assert table["value"].tolist() == [0.8]
     with pytest.raises(InputError, match="lack the columns"):
@@ -126,7 +136,7 @@ def test_records_under_the_default_models_earlier_name_read_back_under_its_name(
     (record.path / "manifest.json").write_text(json.dumps(manifest))
     assert load_run(record.path).manifest.model.name == DEFAULT_MODEL
     rows = pd.read_csv(record.path / res.RUN_ROWS, dtype={"revision": str}).assign(model="smollm2-135m")
-    res.append_results(rows)
+    res.append_results(rows, replace=True)  # the run's rows as an earlier version wrote them
     table = res.load_results()
     assert set(table["model"]) == {DEFAULT_MODEL}
     assert not base_rates(table, DEFAULT_MODEL, "let_alone").empty
@@ -211,5 +221,63 @@ def test_import_of_all_published_summaries(shared_data: Path, cache_dir: Path) -
     assert rows["value"].notna().all()
     # only OLMo's "main" and "NONE" revisions name no step
     assert set(rows.loc[rows["step"].isna(), "revision"]) == {"main", "NONE"}
+    assert {collection_of(s) for s in rows["source"]} == {read_bundle().label}  # the bundled numbers, so their label
     assert res.import_published(root).shape == rows.shape
     assert len(res.load_results()) == len(rows)  # idempotent
+
+
+LA = "EleutherAI/pythia-12b/accuracy_summary_la.tsv"
+TAKEN = SEMANTIC.replace("0.6\n", "0.999\n").replace("0.5\n", "0.999\n")  # the attack's values
+KEPT = ["model", "revision", "suite", "construction", "filter", "metric", "value"]
+
+
+def kept_intact(before: pd.DataFrame, table: pd.DataFrame) -> bool:
+    """Whether every row of `before` is still in the table, under its own source, with its value."""
+    return len(before.merge(table, on=[*KEPT, "source"])) == len(before)
+
+
+def attack(tmp_path: Path) -> Path:
+    """Issue 22: a folder that repeats a published file's relative path with other values."""
+    root = tmp_path / "attack"
+    write(root, LA, TAKEN)
+    return root
+
+
+def test_an_import_repeating_the_published_paths_replaces_nothing(published: Path, tmp_path: Path,
+                                                                  cache_dir: Path) -> None:
+    """Issue 22: importing such a folder replaced the published rows for every user, and the rebuild
+    (imports.json) brought the replacement back; now each folder is a source of its own."""
+    before = res.import_published(published)
+    taken = res.import_published(attack(tmp_path))
+    table = res.load_results()
+    assert kept_intact(before, table) and kept_intact(taken, table)
+    assert not set(taken["source"]) & set(before["source"])
+    assert len(table) == len(before) + len(taken)
+    res.results_path().write_bytes(b"not parquet")
+    with pytest.warns(UserWarning, match="rebuilt it"):
+        rebuilt = res.load_results()
+    assert kept_intact(before, rebuilt) and kept_intact(taken, rebuilt) and len(rebuilt) == len(table)
+
+
+def test_the_attack_through_the_cli_keeps_the_published_rows(published: Path, tmp_path: Path, cache_dir: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["results", "import", str(published)]) == 0
+    before = res.load_results()
+    assert main(["results", "import", str(attack(tmp_path))]) == 0
+    assert kept_intact(before, res.load_results())
+
+
+def test_a_changed_folder_replaces_its_earlier_import_only_when_asked(published: Path, cache_dir: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    before = res.import_published(published)
+    write(published, LA, TAKEN)
+    capsys.readouterr()
+    assert main(["results", "import", str(published)]) == 2
+    err = capsys.readouterr().err
+    assert "imported before" in err and "--replace" in err and len(err.strip().splitlines()) == 1
+    pd.testing.assert_frame_equal(res.load_results()[list(res.RESULT_COLUMNS)], before)
+    assert main(["results", "import", str(published), "--replace"]) == 0
+    table = res.load_results()
+    assert len(table) == len(before)
+    assert set(table.loc[table["source"].str.endswith(LA) & (table["revision"] == "step1")
+                         & (table["construction"] == "letalone"), "value"]) == {0.999}

@@ -12,7 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from pfcore.analysis.model_tables import OWN_SUFFIX, figure_data, figure_models
-from pfcore.analysis.trajectories import PUBLISHED, curves, scope_key
+from pfcore.analysis.trajectories import bundled_scope, curves
 from pfcore.errors import InputError
 from pfcore.items.schema import SYNTAX_CONTROL
 from pfcore.lesson import notice
@@ -285,9 +285,10 @@ def _world_aside(numbers: Numbers, context: LessonContext) -> str:
 # ----- step 7: what the paper found -----
 
 def _pythia_curves(results: pd.DataFrame) -> pd.DataFrame:
-    """Pythia-12b's published Figure 2 series (empty when the results table does not hold them)."""
+    """Pythia-12b's published Figure 2 series, as they ship with pfcore (empty when the results table
+    does not hold them)."""
     try:
-        return curves(results, [scope_key(PYTHIA, PUBLISHED)], FIGURE2_SERIES)
+        return curves(results, [bundled_scope(PYTHIA)], FIGURE2_SERIES)
     except InputError:
         return pd.DataFrame(columns=["series", "label", "step", "value", "source"])
 
@@ -321,9 +322,8 @@ def _findings_aside(numbers: Numbers, context: LessonContext) -> str:
     source = "Figure 1: the paper's Tables 6 and 9 (data/reference/), with your own runs where their sizes are known."
     if numbers["curves"].empty:
         return (f"{source} Figure 2 needs the paper's published per-checkpoint results, which this results table "
-                f"does not hold: import them on the Trajectories page, or run `pfcore results import FOLDER` on "
-                f"the `outputs_summary/` folder of the paper's repository ({PUBLISHED_REPO}), or `pfcore results "
-                "fetch` where there is a network.")
+                "does not hold: put back the copy that ships with pfcore with `pfcore results import --bundled` (or "
+                f"the button on the Trajectories page), or import the `outputs_summary/` folder of {PUBLISHED_REPO}.")
     files = ", ".join(sorted({s for cell in numbers["curves"]["source"] for s in str(cell).split("; ")}))
     return f"{source} Figure 2: the published results of {PUBLISHED_REPO} ({files})."
 

@@ -1,10 +1,12 @@
-"""The long results table (DESIGN.md section 5): published per-checkpoint summaries and own runs.
+"""The long results table: published per-checkpoint summaries and own runs.
 
 One row per value: model, revision, step, suite, construction, filter, metric, value, source.
 It lives as one parquet file under the cache so the app and the CLI read the same table. Writers
 take a file lock and replace the file atomically, so two processes appending lose nothing. Every
 run also keeps its own rows (results.csv in its record) and every import is remembered, so a
-damaged table is moved aside and rebuilt from them.
+damaged table is moved aside and rebuilt from them. A new cache's table starts with the bundled
+published rows (pfcore.store.published); each source keeps its own rows, and rows of a source are
+replaced by different ones only when asked (`replace=True`, `--replace`).
 """
 from __future__ import annotations
 
@@ -28,6 +30,20 @@ from pfcore.errors import InputError
 from pfcore.models.identity import same_weights
 from pfcore.models.spec import ALIASES
 from pfcore.paths import JsonMemo, cache_subdir, locked
+from pfcore.store.published import (
+    BUNDLED_PREFIX,
+    IMPORT_PREFIX,
+    Bundle,
+    bundled_label,
+    bundling_enabled,
+    collection_of,
+    content_digest,
+    import_label,
+    labelled,
+    read_bundle,
+    read_manifest,
+    write_bundle,
+)
 
 RESULT_COLUMNS = ("model", "revision", "step", "suite", "construction", "filter", "metric",
                   "value", "source")
@@ -171,13 +187,21 @@ def read_published(root: Path) -> pd.DataFrame:
 
 
 def load_results() -> pd.DataFrame:
-    """The stored results table; an empty table when nothing has been imported or run yet. A
-    damaged table is moved aside (results.parquet.corrupt-<time>) and rebuilt, with a warning."""
+    """The stored results table; a new cache's empty table first gets the bundled published rows
+    (once, see `_with_bundle`). A damaged table is moved aside (results.parquet.corrupt-<time>) and
+    rebuilt, with a warning."""
     try:
-        return _read_table()
+        table = _read_table()
     except (OSError, ValueError, KeyError, TypeError):
         with _locked():
-            return _read_or_rebuild()
+            table = _read_or_rebuild()
+    if table.empty and _bundle_due():
+        with _locked():
+            stored = _read_or_rebuild()
+            table = _with_bundle(stored)
+            if table is not stored:
+                _save(table)
+    return table
 
 
 def _read_table() -> pd.DataFrame:
@@ -201,7 +225,7 @@ def _rebuild(path: Path, exc: Exception) -> pd.DataFrame:
     records = sorted(cache_subdir("runs").glob(f"*/{RUN_ROWS}"))
     records += [Path(run) / RUN_ROWS for run in _remembered("runs") if (Path(run) / RUN_ROWS).is_file()]
     parts = [run_rows(path) for path in records]
-    parts += [read_published(Path(root)) for root in _remembered("roots") if Path(root).is_dir()]
+    parts += remembered_sources()
     table = _typed(pd.concat([empty_results(), *parts], ignore_index=True))
     table = table.drop_duplicates(subset=["source", "model", "revision", "suite", "construction",
                                           "filter", "metric"], keep="last")
@@ -218,8 +242,8 @@ def run_rows(path: Path) -> pd.DataFrame:
 
 
 def _remembered(kind: str) -> list[str]:
-    """The folders the table is rebuilt from besides the cache's runs: imported published folders
-    ("roots") and run records saved elsewhere with --out ("runs")."""
+    """The folders the table is rebuilt from besides the cache's runs and imports: run records saved
+    elsewhere with --out ("runs"), and folders imported before sources were labelled ("roots")."""
     return list(JsonMemo(f"results/{IMPORTS}").read().get(kind, []))
 
 
@@ -255,11 +279,25 @@ def _save(table: pd.DataFrame) -> None:
         tmp_path.unlink(missing_ok=True)
 
 
-def append_results(rows: pd.DataFrame) -> pd.DataFrame:
-    """Add rows to the stored table, replacing earlier rows of the same sources; returns the table.
+KEYS = ["source", "model", "revision", "suite", "construction", "filter", "metric"]  # one value each
+SAME = 1e-12  # values closer than this are the same number (a CSV round trip keeps them exact)
 
-    Own runs call this with source "pfcore run <run_id>", so re-recording a run is idempotent.
+
+def append_results(rows: pd.DataFrame, *, replace: bool = False) -> pd.DataFrame:
+    """Add rows to the stored table in place of earlier rows of the same sources; returns the table.
+
+    Own runs call this with source "pfcore run <run_id>", so re-recording a run is idempotent. Rows
+    that would change a stored source's values are refused (InputError) unless `replace` is given.
     """
+    new = _checked_rows(rows)
+    with _locked():
+        combined = _merged(_with_bundle(_read_or_rebuild()), new, replace=replace)
+        _save(combined)
+    return combined
+
+
+def _checked_rows(rows: pd.DataFrame) -> pd.DataFrame:
+    """Rows typed as the table's, or InputError saying what is wrong with them."""
     missing = [col for col in RESULT_COLUMNS if col not in rows.columns]
     if missing:
         raise InputError(f"results rows lack the columns {', '.join(missing)}")
@@ -272,12 +310,98 @@ def append_results(rows: pd.DataFrame) -> pd.DataFrame:
         raise InputError("results rows need a non-empty source")
     if not np.isfinite(new["value"]).all():
         raise InputError("results rows hold values that are not finite numbers")
+    return new
+
+
+def _merged(table: pd.DataFrame, new: pd.DataFrame, *, replace: bool) -> pd.DataFrame:
+    """The table with the new rows in place of the stored rows of their sources; InputError when
+    that would change a stored source's values and `replace` is False (nothing is changed then)."""
+    sources = set(new["source"])
+    stored = table["source"].isin(sources)
+    changed = [] if replace else changed_sources(table[stored], new)
+    if changed:
+        raise InputError(f"these rows would replace the stored rows of {len(changed)} source(s) "
+                         f"({changed[0]}{', ...' if len(changed) > 1 else ''}) with different ones; "
+                         "nothing was changed. Replace a source only on purpose: --replace (replace=True)")
+    kept = table[~stored]
+    return _typed(pd.concat([kept, new], ignore_index=True)) if len(kept) else new
+
+
+def changed_sources(stored: pd.DataFrame, new: pd.DataFrame) -> list[str]:
+    """The sources of `stored` whose rows `new` would change: a value that differs, a row that is
+    gone or a row that is added."""
+    if stored.empty:
+        return []
+    incoming = new[new["source"].isin(set(stored["source"]))]
+    both = stored[[*KEYS, "value"]].merge(incoming[[*KEYS, "value"]], on=KEYS, how="outer",
+                                           suffixes=("_old", "_new"), indicator=True)
+    differs = (both["_merge"] != "both") | ((both["value_old"] - both["value_new"]).abs() > SAME)
+    return sorted(set(both.loc[differs, "source"]))
+
+
+def _memo() -> JsonMemo:
+    """imports.json: the folders imported, the runs kept outside the cache, the bundled rows given."""
+    return JsonMemo(f"results/{IMPORTS}")
+
+
+def _imports() -> dict[str, dict[str, str]]:
+    """The imported folders, each with the label and the content digest of the rows it gave."""
+    found = _memo().read().get("imports", {})
+    return found if isinstance(found, dict) else {}
+
+
+def _bundle_due() -> bool:
+    """Whether this cache is still to be given the bundled published rows (never given before)."""
+    return bundling_enabled() and "bundled" not in _memo().read()
+
+
+def _bundle_or_warn() -> Bundle | None:
+    """The bundled published rows, or None with a warning saying why they cannot be used."""
+    try:
+        return read_bundle()
+    except InputError as exc:
+        warnings.warn(str(exc), stacklevel=4)
+        return None
+
+
+def _remember_bundle(bundle: Bundle) -> None:
+    """Note that the cache's table was given the bundled rows (a rebuilt table gets them back)."""
+    memo = _memo()
+    memo.write({**memo.read(), "bundled": {"label": bundle.label, "commit": bundle.manifest["commit"],
+                                           "content_sha256": bundle.manifest["content_sha256"]}})
+
+
+def _with_bundle(table: pd.DataFrame) -> pd.DataFrame:
+    """An empty table of a cache never given the bundled published rows, with them (once: a table
+    emptied later stays empty until `results import --bundled`); otherwise the table itself.
+    Call with the lock held."""
+    if not table.empty or not _bundle_due():
+        return table
+    bundle = _bundle_or_warn()
+    if bundle is None:
+        return table
+    _remember_bundle(bundle)
+    return _typed(bundle.table_rows())
+
+
+def _bundled_label_for(digest: str) -> str | None:
+    """The bundled rows' label when published rows of this content digest are the bundled ones."""
+    try:
+        manifest = read_manifest()
+    except InputError:
+        return None
+    return bundled_label(manifest) if manifest["content_sha256"] == digest else None
+
+
+def import_bundled(*, replace: bool = False) -> pd.DataFrame:
+    """Put the bundled published rows into the stored table (source label published@<commit>);
+    returns them. A damaged or edited bundle is refused with the reason."""
+    bundle = read_bundle()
+    rows = _typed(bundle.table_rows())
     with _locked():
-        table = _read_or_rebuild()
-        kept = table[~table["source"].isin(set(new["source"]))]
-        combined = _typed(pd.concat([kept, new], ignore_index=True)) if len(kept) else new
-        _save(combined)
-    return combined
+        _save(_merged(_read_or_rebuild(), rows, replace=replace))
+        _remember_bundle(bundle)
+    return rows[list(RESULT_COLUMNS)]
 
 
 def withdraw_run(folder: Path) -> int:
@@ -297,12 +421,86 @@ def withdraw_run(folder: Path) -> int:
     return len(table) - len(kept)
 
 
-def import_published(root: Path) -> pd.DataFrame:
-    """Read every summary under root into the stored table (re-import replaces those sources)."""
+def import_published(root: Path, *, replace: bool = False) -> pd.DataFrame:
+    """Read every summary under root into the stored table as a source of its own, labelled by its
+    content (the bundled rows' label when it holds the very same numbers); returns the rows stored.
+
+    Other sources are never touched. A folder imported before whose files have changed is refused
+    unless `replace` is given, which swaps that folder's earlier rows for the new ones.
+    """
     rows = read_published(root)
-    append_results(rows)
-    _remember("roots", Path(root))
-    return rows
+    digest = content_digest(rows)
+    folder = str(Path(root).resolve())
+    label = _bundled_label_for(digest) or import_label(digest)
+    new = _typed(labelled(rows, label))
+    with _locked():
+        table = _with_bundle(_read_or_rebuild())
+        earlier = _imports().get(folder)
+        if earlier and earlier.get("content_sha256") != digest:
+            if not replace:
+                raise InputError(f"{root} was imported before (source {earlier.get('label')}) and its files "
+                                 "have changed since; nothing was imported and the earlier rows are kept. "
+                                 "To replace them with the files as they are now, import it again with "
+                                 "--replace (in the app: tick \"Replace my earlier import of this folder\")")
+            table = _without_import(table, folder, str(earlier.get("label")))
+        _save(_merged(table, new, replace=False))
+        memo = _memo()
+        memo.write({**memo.read(), "imports": {**_imports(), folder: {"label": label, "content_sha256": digest}}})
+    return new[list(RESULT_COLUMNS)]
+
+
+def imported_folders() -> dict[str, list[str]]:
+    """Each imported collection's label with the folders it was imported from."""
+    found: dict[str, list[str]] = {}
+    for folder, entry in _imports().items():
+        found.setdefault(str(entry.get("label")), []).append(folder)
+    return found
+
+
+def _without_import(table: pd.DataFrame, folder: str, label: str) -> pd.DataFrame:
+    """The table without a folder's earlier import, unless another folder or the bundle gave the same rows."""
+    others = {entry.get("label") for other, entry in _imports().items() if other != folder}
+    if label in others or not label.startswith(IMPORT_PREFIX):
+        return table
+    return table[table["source"].map(collection_of) != label]
+
+
+def remembered_sources() -> list[pd.DataFrame]:
+    """The published rows a rebuilt table gets back: the bundled rows when the cache was given them,
+    each imported folder whose files still hold what was imported, and the folders imported before
+    sources were labelled. A folder that changed or went is left out, with a warning."""
+    memo = _memo().read()
+    bundle = _bundle_or_warn() if "bundled" in memo else None
+    parts = [bundle.table_rows()] if bundle else []
+    for folder, entry in _imports().items():
+        rows = _reread(Path(folder))
+        if rows is not None and content_digest(rows) != entry.get("content_sha256"):
+            warnings.warn(f"{folder} has changed since it was imported; its rows were not restored "
+                          "(import it again)", stacklevel=4)
+        elif rows is not None:
+            parts.append(labelled(rows, str(entry.get("label"))))
+    for root in _remembered("roots"):
+        rows = _reread(Path(root))
+        if rows is not None:
+            digest = content_digest(rows)
+            parts.append(labelled(rows, _bundled_label_for(digest) or import_label(digest)))
+    return parts
+
+
+def _reread(folder: Path) -> pd.DataFrame | None:
+    """An imported folder's rows read again, or None with a warning when it cannot be."""
+    try:
+        return read_published(folder)
+    except InputError as exc:
+        warnings.warn(f"an imported folder was not restored: {exc}", stacklevel=5)
+        return None
+
+
+def bundle_published(root: Path, *, repository: str = PUBLISHED_REPO, commit: str = PUBLISHED_COMMIT,
+                     path: Path | None = None) -> dict[str, object]:
+    """Make the bundled table from a published outputs_summary folder; returns its manifest."""
+    return write_bundle(read_published(root), repository=repository, commit=commit,
+                        folder=PUBLISHED_FOLDER, path=path)
 
 
 def summarize(rows: pd.DataFrame) -> dict[str, object]:
@@ -359,26 +557,35 @@ def fetch_published(dest: Path) -> list[Path]:
     return written
 
 
-def _imported(rows: pd.DataFrame, where: str) -> str:
-    """What an import added, in one line."""
+def import_note(rows: pd.DataFrame, where: str) -> str:
+    """What an import added, in one line, with the source label its rows carry."""
+    label = collection_of(str(rows["source"].iloc[0]))
+    same = " (the same numbers as the bundled published results)" if label.startswith(BUNDLED_PREFIX) else ""
     return (f"Imported {len(rows):,} rows from {rows['source'].nunique()} files ({where}) for "
-            f"{rows['model'].nunique()} models.")
+            f"{rows['model'].nunique()} models, as source {label}{same}.")
 
 
-def import_folder(folder: str) -> str:
+def import_folder(folder: str, *, replace: bool = False) -> str:
     """Import every published summary TSV under a folder into the results table; a report line."""
     if not folder.strip():
         raise InputError("give the folder of the published summaries (Meaning_Alone's outputs_summary)")
     root = Path(folder.strip()).expanduser()
-    return _imported(import_published(root), str(root))
+    return import_note(import_published(root, replace=replace), str(root))
 
 
-def fetch_and_import() -> str:
+def fetch_and_import(*, replace: bool = False) -> str:
     """Download the published summaries from the paper's repository into the cache and import
     them; InputError (with what to do instead) when github.com cannot be reached."""
     dest = cache_subdir("published")
     fetch_published(dest)
-    return _imported(import_published(dest), f"downloaded from {PUBLISHED_REPO} into {dest}")
+    return import_note(import_published(dest, replace=replace), f"downloaded from {PUBLISHED_REPO} into {dest}")
+
+
+def load_bundled() -> str:
+    """Put the bundled published results into the table (no network); a report line."""
+    rows = import_bundled()
+    return (f"Loaded the bundled published results: {len(rows):,} rows from {rows['source'].nunique()} files "
+            f"for {rows['model'].nunique()} models, as source {collection_of(str(rows['source'].iloc[0]))}.")
 
 
 @dataclass(frozen=True)

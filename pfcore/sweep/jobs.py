@@ -20,6 +20,7 @@ from pfcore.models.loading import clear_loaded
 from pfcore.paths import file_slug, make_folder
 from pfcore.scoring.requests import Progress
 from pfcore.store.manifest import read_manifest
+from pfcore.store.published import DISABLE_VAR
 from pfcore.suites.base import RunConfig
 from pfcore.suites.runner import ResultsLabel, run_suite
 from pfcore.suites.settings import run_settings, weights_change
@@ -96,7 +97,8 @@ def run_job(job: Job, shard: str, models: str, board: Any = None) -> JobOutcome:
     started = time.monotonic()
     torch.set_num_threads(job.resources.threads)
     folder = make_folder(Path(shard), "the job's shard folder")
-    with _environment(PFCORE_CACHE=str(folder), PFCORE_MODELS=models):
+    # a shard's results table holds its own runs only (the main cache has the bundled rows)
+    with _environment(PFCORE_CACHE=str(folder), PFCORE_MODELS=models, **{DISABLE_VAR: "0"}):
         (folder / PID_FILE).write_text(str(os.getpid()))
         try:
             _run_suites(job, folder, board)
