@@ -1,7 +1,7 @@
 """Run a sweep plan on Ray: skip the jobs whose results are in the results table already (unless
 their checkpoint's weights changed since: those run again, and their report says why), start
 (or join) Ray, submit one task per remaining job, follow them on a board actor, merge each shard as
-its job finishes, and sum up. Interrupted (Ctrl-C, the app's Stop), it cancels what still runs:
+its job finishes, and sum up. Interrupted (Ctrl-C, SIGTERM, the app's Stop), it cancels what still runs:
 finished jobs are merged, unfinished ones keep their shards, and the next run resumes them."""
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from pfcore.errors import InputError, PfcoreError
 from pfcore.models.loading import resolve_source
 from pfcore.models.spec import DEFAULT_MODEL
 from pfcore.paths import cache_subdir, make_folder, models_dir
+from pfcore.sweep import processes
 from pfcore.sweep.jobs import DONE, FAILED, SKIPPED, Job, plan_jobs, run_job, shard_folder
 from pfcore.sweep.merge import Merged, merge_shard, merged_before, remember
 from pfcore.sweep.plan import SweepPlan
@@ -63,7 +64,8 @@ def run_sweep(plan: SweepPlan, out: Path | None = None, address: str | None = No
 @contextmanager
 def ray_session(address: str | None) -> Iterator[None]:
     """Ray for a sweep: the instance this process has already, the cluster at `address` ('auto' or
-    HOST:PORT), or else a local instance sized to the machine, started and stopped here."""
+    HOST:PORT), or else a local instance sized to the machine, started and stopped here. SIGTERM
+    interrupts as Ctrl-C does; a local instance leaves no process behind (`processes`)."""
     import ray
 
     if address and address != "auto":
@@ -72,17 +74,24 @@ def ray_session(address: str | None) -> Iterator[None]:
         yield
         return
     where = f"join the Ray cluster at {address}" if address else "start a local Ray instance"
+    before = processes.child_pids()
     try:
         if address:
             ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
         else:
             ray.init(include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
     except (ConnectionError, RuntimeError, ValueError) as exc:
+        processes.end(processes.family(processes.ray_children(before)))
         raise InputError(f"cannot {where}: {(str(exc).splitlines() or [type(exc).__name__])[0]}") from exc
+    started = processes.ray_children(before)  # none when joining a cluster
     try:
-        yield
+        with processes.terminate_as_interrupt():
+            yield
     finally:
-        ray.shutdown()
+        with processes.signals_held():
+            left = processes.family(started)
+            ray.shutdown()
+            processes.end(left)
 
 
 def _check_answers(address: str, timeout: float = 5.0) -> None:
