@@ -17,7 +17,6 @@ from pfcore.models.spec import ModelSpec
 from pfcore.paths import cache_subdir
 from pfcore.store.results import duplicate_checkpoints, load_results, step_from_revision
 from pfcore.suites.base import RunConfig
-from pfcore.suites.runner import ResultsLabel, run_suite
 
 # The log-spaced Pythia checkpoints the paper used for Pythia-12b (step1 ... step143000).
 PYTHIA_LOG = tuple(f"step{2 ** k}" for k in range(10)) + tuple(
@@ -88,6 +87,8 @@ def run_trajectory(name: str, points: Sequence[Checkpoint], suites: Sequence[str
                    report: Report = print, progress_for: Callable[[str], Callable[[int, int], None]] | None = None
                    ) -> pd.DataFrame:
     """Run every suite at every checkpoint that is not done yet; returns a table of the runs."""
+    from pfcore.suites.runner import ResultsLabel, run_suite  # every suite's module: only when running
+
     path = state_path(name)
     done = json.loads(path.read_text()) if path.is_file() else {}
     for point in points:
