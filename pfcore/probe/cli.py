@@ -84,11 +84,11 @@ def proposed_pairs(probe: Probe, proposal: Proposal | None, pairs: list[tuple[st
     return [proposal.pair]
 
 
-def text_report(result: ProbeVerdict, model: str, rates: pd.DataFrame | None = None) -> str:
+def text_report(result: ProbeVerdict, model: str, *, rates: pd.DataFrame | None = None) -> str:
     """The verdict as a few lines of plain text, with the suite's accuracy beside each decision."""
     table = with_base_rates(result.table(), rates if rates is not None else pd.DataFrame())
     lines = [_heading(result.probe, model)]
-    if result.swap_note:
+    if result.swap_note and not result.anecdote:  # the anecdote note says it too
         lines.append(f"({result.swap_note})")
     lines.append(f"{'condition':<22} {'effect':>9}  correct  suite accuracy (n)   ({result.unit}; shift with the "
                  "construction minus shift with 'or')")
@@ -142,7 +142,7 @@ def _heading(probe: Probe, model: str) -> str:
 def _text(model: str, result: ProbeSections, rates: pd.DataFrame | None, proposal: Proposal | None,
           args: argparse.Namespace) -> str:
     """One model's plain-text report: the verdict, the proposal, the words (each when there)."""
-    parts = [text_report(result.verdict, model, rates) if result.verdict else _heading(result.probe, model)]
+    parts = [text_report(result.verdict, model, rates=rates) if result.verdict else _heading(result.probe, model)]
     if proposal is not None:
         parts.append(_proposal_text(proposal, scored=args.auto))
     if result.words is not None:
