@@ -12,6 +12,7 @@ from pfcore.errors import InputError
 from pfcore.items.generate import generate_semantic, generate_syntax
 from pfcore.items.lexicon import Lexicon, Pronoun, load_lexicon
 from pfcore.items.schema import SYNTAX_CONTROL, SemanticItem, SyntaxItem
+from pfcore.names import Reduction
 from pfcore.suites import semantic, syntax
 
 MAX_CHARS = 500
@@ -220,6 +221,21 @@ def clean_text(text: str, what: str = "a sentence") -> str:
         raise InputError(f"{what} is {len(text)} characters long; shorten it to at most "
                          f"{MAX_CHARS}")
     return text
+
+
+def checked_pair(entailed: str, contradicted: str) -> tuple[str, str]:
+    """A follow-up pair, cleaned (see `clean_text`); both present and different."""
+    pair = clean_text(entailed, "an entailed follow-up"), clean_text(contradicted, "a contradicted follow-up")
+    if pair[0] == pair[1]:
+        raise InputError("the entailed and the contradicted follow-up are the same; make them differ")
+    return pair
+
+
+def checked_reduction(reduction: str) -> Reduction:
+    """The reduction named, or an InputError naming the two there are."""
+    if reduction not in tuple(Reduction):
+        raise InputError(f"unknown reduction {reduction!r}; use mean (the paper's) or sum")
+    return Reduction(reduction)
 
 
 def no_construction_message() -> str:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from pfcore.errors import InputError
-from pfcore.probe.detect import FRAME_EXAMPLE, Probe, clean_text
+from pfcore.probe.detect import FRAME_EXAMPLE, Probe, checked_pair, checked_reduction
 from pfcore.scoring.requests import LN2, Reduction, Request, RequestScorer, TokenScores
 from pfcore.store.cache import ScoreCache, score_cached
 from pfcore.suites import syntax
@@ -45,12 +45,8 @@ def score_probe(scorer: RequestScorer, probe: Probe, entailed: str, contradicted
     construction's effect over "or", and per-token tables (surprisal in bits)."""
     if probe.construction is None:
         raise InputError(probe.message)
-    if reduction not in UNITS:
-        raise InputError(f"unknown reduction {reduction!r}; use sum or mean")
-    entailed = clean_text(entailed, "an entailed follow-up")
-    contradicted = clean_text(contradicted, "a contradicted follow-up")
-    if entailed == contradicted:
-        raise InputError("the entailed and the contradicted follow-up are the same; make them differ")
+    reduction = checked_reduction(reduction)
+    entailed, contradicted = checked_pair(entailed, contradicted)
     requests = detail_requests(probe, entailed, contradicted)
     return detail_result(scorer, probe, entailed, contradicted, score_cached(scorer, requests, cache),
                          reduction=reduction, top_k=top_k)

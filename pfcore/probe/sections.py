@@ -18,9 +18,9 @@ import pandas as pd
 
 from pfcore.errors import InputError
 from pfcore.names import Reduction
-from pfcore.probe.detect import Probe
+from pfcore.probe.detect import Probe, checked_reduction
 from pfcore.probe.score import ProbeResult, detail_requests, detail_result, manipulation_requests, manipulation_table
-from pfcore.probe.verdict import DecisionPlan, PlannedDecision, ProbeVerdict, checked_reduction, plan_decisions
+from pfcore.probe.verdict import DecisionPlan, PlannedDecision, ProbeVerdict, plan_decisions
 from pfcore.probe.words import sentence_requests, word_table
 from pfcore.scoring.requests import Reduction as ReductionLike
 from pfcore.scoring.requests import Request, RequestScorer, TokenScores

@@ -15,9 +15,9 @@ import pandas as pd
 
 from pfcore.errors import InputError
 from pfcore.names import Reduction
-from pfcore.probe.detect import Probe, analyze_sentence, clean_text
+from pfcore.probe.detect import Probe, analyze_sentence, checked_pair, checked_reduction
 from pfcore.probe.swap import swap_foci
-from pfcore.scoring.requests import LN2, REDUCTIONS, Request, RequestScorer, TokenScores, reduce_all
+from pfcore.scoring.requests import LN2, Request, RequestScorer, TokenScores, reduce_all
 from pfcore.scoring.requests import Reduction as ReductionLike
 from pfcore.store.cache import ScoreCache, score_cached
 from pfcore.suites import semantic
@@ -209,13 +209,6 @@ def probe_sentence(scorer: RequestScorer, probe: Probe, pairs: Sequence[tuple[st
     return plan.decide(score_cached(scorer, plan.requests(), cache), reduction)
 
 
-def checked_reduction(reduction: str) -> Reduction:
-    """The reduction named, or an InputError naming the two there are."""
-    if reduction not in REDUCTIONS:
-        raise InputError(f"unknown reduction {reduction!r}; use mean (the paper's) or sum")
-    return Reduction(reduction)
-
-
 def _block_plan(probe: Probe) -> list[PlannedDecision]:
     """The block's four decisions in the suite's order of conditions, each with the fill its
     condition calls for as the entailed follow-up."""
@@ -254,7 +247,7 @@ def _pair_plan(probe: Probe, pairs: Sequence[tuple[tuple[str, str], str]]) -> De
     typed, other = _order_names(probe)
     planned = []
     for n, ((entailed, contradicted), origin) in enumerate(pairs, start=1):
-        entailed, contradicted = _checked_pair(entailed, contradicted)
+        entailed, contradicted = checked_pair(entailed, contradicted)
         planned.append(PlannedDecision(typed, f"pair {n}", f"pair {n}, {typed}", probe, entailed, contradicted,
                                        origin))
         if swap.probe is not None:
@@ -272,14 +265,6 @@ def _order_names(probe: Probe) -> tuple[str, str]:
     if probe.frame is None:
         return AS_TYPED, SWAPPED
     return ("aligned", "misaligned") if probe.frame.aligned else ("misaligned", "aligned")
-
-
-def _checked_pair(entailed: str, contradicted: str) -> tuple[str, str]:
-    """A follow-up pair, cleaned; both present and different."""
-    pair = clean_text(entailed, "an entailed follow-up"), clean_text(contradicted, "a contradicted follow-up")
-    if pair[0] == pair[1]:
-        raise InputError("the entailed and the contradicted follow-up are the same; make them differ")
-    return pair
 
 
 def anecdote_note(result: ProbeVerdict) -> str:
