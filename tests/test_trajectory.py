@@ -12,7 +12,7 @@ from pfcore.cli import main
 from pfcore.errors import InputError
 from pfcore.models import ModelSpec
 from pfcore.store.results import load_results
-from pfcore.suites import trajectory
+from pfcore.suites import runner, trajectory
 from tests.tiny_models import build_checkpoint_series
 
 
@@ -39,7 +39,7 @@ def test_trajectory_runs_resumes_and_lands_in_results(series: Path, cache_dir: P
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     argv = ["trajectory", "--checkpoint-dir", str(series), "--suite", "semantic,syntax",
             "--limit-blocks", "3", "--name", "tiny-series", "--json"]
-    real = trajectory.run_suite
+    real = runner.run_suite  # trajectory imports it when a trajectory runs
     calls = []
 
     def interrupted(spec, config, progress=None, label=None):
@@ -48,10 +48,10 @@ def test_trajectory_runs_resumes_and_lands_in_results(series: Path, cache_dir: P
         calls.append(label.revision)
         return real(spec, config, progress, label)
 
-    monkeypatch.setattr(trajectory, "run_suite", interrupted)
+    monkeypatch.setattr(runner, "run_suite", interrupted)
     assert main(argv) == 130  # interrupted after three (checkpoint, suite) runs
     capsys.readouterr()
-    monkeypatch.setattr(trajectory, "run_suite", lambda *a, **k: calls.append("again") or real(*a, **k))
+    monkeypatch.setattr(runner, "run_suite", lambda *a, **k: calls.append("again") or real(*a, **k))
     assert main(argv) == 0
     assert calls.count("again") == 3  # only the three unfinished runs
     done = json.loads(capsys.readouterr().out)
