@@ -16,8 +16,9 @@ from pfcore.analysis.trajectories import scope_key
 from pfcore.models import ModelSpec
 from pfcore.store.model_sizes import extra_models_path
 from pfcore.store.results import import_published, results_path
+from pfcore.suites.checkpoints import checkpoints
 from pfcore.suites.runner import RunConfig, run_suite
-from pfcore.suites.trajectory import checkpoints, run_trajectory
+from pfcore.suites.trajectory import run_trajectory
 from pfcore.ui.trajectories_view import widget_key
 from tests.app_helpers import no_errors, texts
 from tests.app_helpers import page as app_page

@@ -14,7 +14,8 @@ from pfcore.cli import main
 from pfcore.models import ModelSpec
 from pfcore.store.results import RESULT_COLUMNS, append_results, duplicate_checkpoints, load_results
 from pfcore.suites.base import RunConfig
-from pfcore.suites.trajectory import checkpoints, run_trajectory
+from pfcore.suites.checkpoints import checkpoints
+from pfcore.suites.trajectory import run_trajectory
 from tests.tiny_models import build_checkpoint_series
 
 

@@ -22,7 +22,7 @@ from pfcore.scoring.factory import cache_identity
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.store.results import load_results
 from pfcore.store.runs import list_runs, load_run
-from pfcore.suites.trajectory import checkpoints
+from pfcore.suites.checkpoints import checkpoints
 from pfcore.sweep.plan import load_plan
 from tests.app_helpers import frame_with, no_errors, page, texts
 from tests.hub_cache import HubSeries, add_revision

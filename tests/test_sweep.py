@@ -23,7 +23,8 @@ from pfcore.store.cache import TABLE
 from pfcore.store.results import RESULT_COLUMNS, load_results
 from pfcore.store.runs import list_runs
 from pfcore.suites.base import RunConfig
-from pfcore.suites.trajectory import checkpoints, run_trajectory
+from pfcore.suites.checkpoints import checkpoints
+from pfcore.suites.trajectory import run_trajectory
 from pfcore.sweep.driver import run_sweep
 from pfcore.sweep.jobs import DONE, FAILED, PID_FILE, SKIPPED, plan_jobs, shard_folder
 from pfcore.sweep.merge import merge_shard

@@ -18,7 +18,7 @@ from pfcore.probe.verdict import ProbeVerdict, probe_sentence
 from pfcore.probe.words import focus2_bits, sentence_words
 from pfcore.scoring.requests import LN2, Reduction, RequestScorer
 from pfcore.store.cache import ScoreCache
-from pfcore.suites.trajectory import Checkpoint
+from pfcore.suites.checkpoints import Checkpoint
 
 COLUMNS = ("checkpoint", "step", "effect", "n_correct", "n_decisions", "verdict",
            "focus2_construction_bits", "focus2_or_bits", "focus2_difference_bits", "suite_accuracy")

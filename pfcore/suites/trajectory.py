@@ -3,88 +3,24 @@ each (checkpoint, suite) result added to the long results table as soon as it is
 interrupted trajectory resumes where it stopped."""
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
 import pandas as pd
 
-from pfcore.errors import InputError
 from pfcore.models.identity import weights_identity
-from pfcore.models.loading import check_revision, clear_loaded
-from pfcore.models.spec import ModelSpec
-from pfcore.store.results import duplicate_checkpoints, load_results, step_from_revision, withdraw_run
+from pfcore.models.loading import clear_loaded
+from pfcore.store.results import duplicate_checkpoints, load_results, withdraw_run
 from pfcore.suites.base import RunConfig
+from pfcore.suites.checkpoints import Checkpoint
 from pfcore.suites.runner import ResultsLabel, run_suite
 from pfcore.suites.settings import item_set, run_settings
-from pfcore.suites.trajectory_state import Entry, load_state, save_state, state_path, why_again, writing
-
-# The log-spaced Pythia checkpoints the paper used for Pythia-12b (step1 ... step143000).
-PYTHIA_LOG = tuple(f"step{2 ** k}" for k in range(10)) + tuple(
-    f"step{s}" for s in (1000, 2000, 4000, 8000, 16000, 32000, 64000, 128000, 143000))
-CHECKPOINT_DIR = re.compile(r"(?:step|checkpoint)[-_]?(\d+)$")
+from pfcore.suites.trajectory_state import Entry, load_state, save_state, why_again, writing
 
 Report = Callable[[str], None]
 SHOWN = ("record", "step", "model", "revision")  # of each done entry, in the table `run_trajectory` returns
-__all__ = ["Checkpoint", "checkpoints", "run_trajectory", "series_name", "state_path"]
-
-
-@dataclass(frozen=True)
-class Checkpoint:
-    """One point of a trajectory: the spec to load and the training step it stands for."""
-
-    label: str
-    step: int | None
-    spec: ModelSpec
-
-
-def checkpoints(base: ModelSpec, revisions: str | None, checkpoint_dir: str | None) -> list[Checkpoint]:
-    """Checkpoints from --revisions (a list or `pythia-log`) of a hub id, or a folder of saved
-    checkpoints, sorted by step number (never by listing order)."""
-    if bool(revisions) == bool(checkpoint_dir):
-        raise InputError("give either --revisions or --checkpoint-dir")
-    if checkpoint_dir:
-        if base.revision:
-            raise InputError(f"--revision {base.revision} does not apply to a checkpoint folder: its step<N> "
-                             "subfolders are the checkpoints; leave --revision out")
-        points = _folder_checkpoints(Path(checkpoint_dir), base)
-    else:
-        names = PYTHIA_LOG if revisions == "pythia-log" else [r.strip() for r in str(revisions).split(",")
-                                                              if r.strip()]
-        if not names:
-            raise InputError("--revisions is empty")
-        check_revision(base, given=names)
-        points = [Checkpoint(r, _step(r), replace(base, revision=r)) for r in names]
-    return sorted(points, key=lambda c: (c.step is None, c.step or 0, c.label))
-
-
-def series_name(base: ModelSpec, checkpoint_dir: str | None, name: str | None = None) -> str:
-    """The trajectory's model name in the results table: the given name, else the checkpoint
-    folder's name, else the model's."""
-    return name or (Path(checkpoint_dir).resolve().name if checkpoint_dir else base.name)
-
-
-def _step(revision: str) -> int | None:
-    """The training step a revision names, if any."""
-    step = step_from_revision(revision)
-    return None if step != step else int(step)
-
-
-def _folder_checkpoints(folder: Path, base: ModelSpec) -> list[Checkpoint]:
-    """Sub-folders named step<N> / checkpoint-<N> holding a saved model."""
-    if not folder.is_dir():
-        raise InputError(f"checkpoint folder not found: {folder}")
-    found = []
-    for sub in folder.iterdir():
-        match = CHECKPOINT_DIR.search(sub.name)
-        if match and (sub / "config.json").is_file():
-            found.append(Checkpoint(sub.name, int(match.group(1)), replace(base, name=str(sub.resolve()))))
-    if not found:
-        raise InputError(f"{folder} holds no checkpoint folders (named step<N> or checkpoint-<N> "
-                         "with a config.json)")
-    return found
 
 
 def run_trajectory(name: str, points: Sequence[Checkpoint], suites: Sequence[str], config: RunConfig,

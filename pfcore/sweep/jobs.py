@@ -22,9 +22,9 @@ from pfcore.scoring.requests import Progress
 from pfcore.store.manifest import read_manifest
 from pfcore.store.published import DISABLE_VAR
 from pfcore.suites.base import RunConfig
+from pfcore.suites.checkpoints import Checkpoint
 from pfcore.suites.runner import ResultsLabel, run_suite
 from pfcore.suites.settings import run_settings, weights_change
-from pfcore.suites.trajectory import Checkpoint
 from pfcore.sweep.plan import Resources, SweepPlan
 
 SHARD_LEDGER = "job.json"  # in a shard: the suites it finished and their run records

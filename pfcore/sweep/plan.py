@@ -21,8 +21,8 @@ from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import Reduction
 from pfcore.store.cache import CHUNK
 from pfcore.suites.base import RunConfig
+from pfcore.suites.checkpoints import Checkpoint, checkpoints
 from pfcore.suites.registry import SUITES, get_suite
-from pfcore.suites.trajectory import Checkpoint, checkpoints
 
 MAX_PLAN_BYTES = 1 << 20  # a plan of the paper's whole study is about 2 kB
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")

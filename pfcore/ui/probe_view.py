@@ -16,14 +16,14 @@ from pfcore.plots.tokens import rises_figure, token_bars_figure
 from pfcore.plots.words import checkpoint_figure, word_curves_figure
 from pfcore.probe import FRAME_EXAMPLE, Probe, analyze_sentence, probe_sentence, score_manipulations, score_probe
 from pfcore.probe.checkpoints import CheckpointProbe, checkpoint_series, distinct_weights, probe_checkpoint
-from pfcore.probe.verdict import AGAINST, CAVEAT, CONSISTENT, ProbeVerdict, anecdote_note
+from pfcore.probe.verdict import AGAINST, CAVEAT, CONSISTENT, SINGLE, ProbeVerdict, anecdote_note, unit_key
 from pfcore.probe.view import followup_tokens, rises_in_bits, sentence_tokens, with_base_rates
 from pfcore.probe.words import FIRST_WORD_NOTE, score_sentences, sentence_token_table, word_table
 from pfcore.scoring.requests import Reduction
 from pfcore.store.cache import ScoreCache
 from pfcore.store.results import load_results
 from pfcore.suites.blocks import stacked
-from pfcore.suites.trajectory import Checkpoint, checkpoints, series_name
+from pfcore.suites.checkpoints import Checkpoint, checkpoints, series_name
 from pfcore.ui.downloads import chart, download_csv, download_json
 from pfcore.ui.errors import message_for
 from pfcore.ui.model import Models, lazy_scorer
@@ -149,6 +149,7 @@ def verdicts_section(probe: Probe, pairs: Sequence[tuple[str, str]], reduction: 
     tables = {}
     for spec, (label, result) in zip(models.specs, verdicts.items()):
         BANNER.get(result.verdict, st.info)(
+            f"**{label}: {result.reading()}**" if result.verdict == SINGLE else
             f"**{label}: {result.verdict}**: with '{probe.connective}' the model moves toward the entailed "
             f"follow-up more than with 'or' in {result.n_correct} of {len(result.decisions)} decisions.")
         tables[label] = with_base_rates(result.table(), base_rates(results, spec.name, str(probe.construction)))
@@ -156,10 +157,11 @@ def verdicts_section(probe: Probe, pairs: Sequence[tuple[str, str]], reduction: 
     st.caption(anecdote_note(first) if first.anecdote else CAVEAT)
     decisions = stacked(tables)
     st.dataframe(decisions, hide_index=True, column_config={
-        "shift_construction": st.column_config.NumberColumn(f"shift with '{probe.connective}' ({first.unit})",
-                                                            format="%+.3f"),
-        "shift_control": st.column_config.NumberColumn(f"shift with 'or' ({first.unit})", format="%+.3f"),
-        "effect": st.column_config.NumberColumn(f"effect ({first.unit})", format="%+.3f"),
+        unit_key("shift_construction", first.unit): st.column_config.NumberColumn(
+            f"shift with '{probe.connective}' ({first.unit})", format="%+.3f"),
+        unit_key("shift_control", first.unit): st.column_config.NumberColumn(f"shift with 'or' ({first.unit})",
+                                                                             format="%+.3f"),
+        unit_key("effect", first.unit): st.column_config.NumberColumn(f"effect ({first.unit})", format="%+.3f"),
         "suite_accuracy": st.column_config.NumberColumn("suite accuracy (this model, this condition)",
                                                         format="%.3f")})
     methods = "; ".join(f"{label}: {s.method.label}" for label, s in models.scorers.items())
