@@ -29,7 +29,7 @@ import pandas as pd
 from pfcore.errors import InputError
 from pfcore.models.identity import same_weights
 from pfcore.models.spec import ALIASES
-from pfcore.paths import JsonMemo, cache_subdir, locked
+from pfcore.paths import JsonMemo, ReadKind, cache_subdir, locked, read_bounded
 from pfcore.store.published import (
     BUNDLED_PREFIX,
     IMPORT_PREFIX,
@@ -126,10 +126,12 @@ def read_published_file(path: Path, source: str) -> pd.DataFrame:
     """One published summary TSV as long result rows (every numeric column becomes a metric).
     A file cut off mid-line, or a row with too few or too many cells, is refused: a half-read
     number would otherwise enter the table as if it were whole."""
+    raw = read_bounded(path, ReadKind.PUBLISHED)
     try:
-        raw = path.read_bytes()
         wide = pd.read_csv(io.BytesIO(raw), sep="\t", on_bad_lines="error", dtype=str, keep_default_na=False)
-    except (OSError, ValueError, pd.errors.ParserError) as exc:
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not a readable TSV file (not UTF-8 text: {exc.reason})") from exc
+    except (ValueError, pd.errors.ParserError) as exc:
         raise InputError(f"{path}: not a readable TSV file ({_first_line(exc)})") from exc
     if raw and not raw.endswith(b"\n"):
         raise InputError(f"{path}: the last line is cut off (no line end); the file may be truncated")
@@ -140,7 +142,7 @@ def read_published_file(path: Path, source: str) -> pd.DataFrame:
     missing = [col for col in KEY_COLUMNS if col not in wide.columns]
     if missing or len(filter_cols) != 1:
         raise InputError(f"{path}: expected columns revision, construction and one of "
-                         f"{' / '.join(FILTER_COLUMNS)}; found {', '.join(map(str, wide.columns))}")
+                         f"{' / '.join(FILTER_COLUMNS)} in the header (of {len(wide.columns)} columns)")
     filter_col = filter_cols[0]
     metrics = [col for col in wide.columns if col not in (*KEY_COLUMNS, filter_col)]
     if not metrics:
@@ -149,8 +151,8 @@ def read_published_file(path: Path, source: str) -> pd.DataFrame:
                      var_name="metric", value_name="value")
     values = pd.to_numeric(long["value"], errors="coerce")
     if values.isna().any():
-        bad = long.loc[values.isna(), "metric"].iloc[0]
-        raise InputError(f"{path}: column {bad!r} holds values that are not numbers")
+        bad = list(wide.columns).index(long.loc[values.isna(), "metric"].iloc[0]) + 1
+        raise InputError(f"{path}: column {bad} holds values that are not numbers")
     construction = long["construction"].astype(str).str.replace(" ", "", regex=False)
     revision = long["revision"].astype(str)
     steps = {rev: step_from_revision(rev) for rev in revision.unique()}
