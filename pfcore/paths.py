@@ -10,8 +10,8 @@ import shutil
 import stat
 import tempfile
 import zlib
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -140,6 +140,20 @@ def _os_refused(exc: OSError, path: Path, what: str) -> InputError:
     return environment_problem(exc, path, what) or InputError(f"cannot write {what} {path}: {exc.strerror or exc}")
 
 
+def check_writable_file(path: Path, what: str) -> Path:
+    """A file pfcore will write later: its folder proven writable now (`check_writable`), and its
+    name one the file system takes (a name too long is refused now, not after the work)."""
+    path = Path(path)
+    check_writable(path.parent, f"the folder of {what}")
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise _os_refused(exc, path, what) from exc
+    return path
+
+
 def check_writable(folder: Path, what: str) -> Path:
     """A folder pfcore will write into later, created when missing and proven writable now (a
     byte written to a file there, which is then removed), so that a read-only, full or forbidden
@@ -185,6 +199,27 @@ def locked(path: Path, *, wait: bool = True, busy: str = "") -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def write_atomic_set(files: Sequence[tuple[Path, bytes | str, str]]) -> None:
+    """Write several (path, data, what) files as one record whose last file (its manifest) says
+    it is whole: every file goes to a temporary file beside it first, so a full disk fails there
+    and changes nothing; then the old last file is removed and each file renamed over its target
+    in order, the last one last. A folder whose last file is missing is therefore never taken
+    for a whole record, and an earlier record in its place stays whole until the new one is."""
+    *_, (marker, _, _) = files
+    with ExitStack() as stack:
+        temps = [(stack.enter_context(atomic_path(path, what)), path, data, what)
+                 for path, data, what in reversed(files)]  # entered last, renamed first
+        for tmp, path, data, what in temps:
+            try:
+                tmp.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+            except OSError as exc:
+                raise _os_refused(exc, path, what) from exc
+        try:
+            Path(marker).unlink(missing_ok=True)
+        except OSError as exc:
+            raise _os_refused(exc, Path(marker), "the old manifest") from exc
 
 
 def _sync(path: Path) -> None:
