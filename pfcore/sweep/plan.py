@@ -16,7 +16,7 @@ from pfcore.items.lexicon import YamlChecker
 from pfcore.items.safe_yaml import compose
 from pfcore.items.schema import CONSTRUCTIONS
 from pfcore.models.spec import DEFAULT_MODEL, DTYPES, Kind, ModelSpec
-from pfcore.paths import ReadKind, cache_subdir, read_bounded
+from pfcore.paths import READ_CAPS, ReadKind, cache_subdir, read_bounded, too_large, write_atomic
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import Reduction
 from pfcore.store.cache import CHUNK
@@ -132,10 +132,9 @@ def load_plan(path: str | Path) -> SweepPlan:
 def save_uploaded_plan(file_name: str, data: bytes) -> Path:
     """Keep a plan uploaded in the app under the cache (cache/sweeps/uploads/) and return its path."""
     safe = "".join(c if c.isalnum() or c in "-._" else "_" for c in Path(file_name).name) or "plan.yaml"
-    path = cache_subdir("sweeps") / "uploads" / safe
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
-    return path
+    if len(data) > READ_CAPS[ReadKind.PLAN]:
+        raise too_large(Path(safe), ReadKind.PLAN)
+    return write_atomic(cache_subdir("sweeps") / "uploads" / safe, data, "the uploaded plan")
 
 
 def _plan_text(path: Path) -> str:
