@@ -422,8 +422,8 @@ def _records(path: Path, lines: Iterable[str]) -> list[tuple[int, list[str]]]:
 def _stimuli_from_rows(path: Path, header: list[str], rows: list[Row]) -> list[Stimulus]:
     """Stimuli from CSV rows; the sentence column must be there and filled in."""
     if SENTENCE_COLUMN not in header:
-        raise InputError(f"{path}: no {SENTENCE_COLUMN!r} column in the header (it has {len(header)} "
-                         f"columns); name the column of sentences {SENTENCE_COLUMN!r}")
+        raise InputError(f"{path}: no {SENTENCE_COLUMN!r} column in the header row; name the column of "
+                         f"sentences {SENTENCE_COLUMN!r}")
     stimuli = []
     for line, cells in rows:
         sentence = cells.pop(SENTENCE_COLUMN)
