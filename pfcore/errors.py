@@ -15,6 +15,8 @@ REMEDIES: dict[int, str] = {
     errno.EACCES: "permission denied: choose a folder you can write to, or change its permissions",
     errno.EPERM: "operation not permitted: choose a folder you can write to, or change its permissions",
     errno.ENAMETOOLONG: "the name is too long for the file system: choose a shorter name or path",
+    errno.EIO: "the disk reported an input/output error (a full or failing disk): free some space there or "
+               "choose another disk, and run again",
 }
 # SQLite's and safetensors' words for the same refusals (they raise without an errno)
 MESSAGES: tuple[tuple[str, int], ...] = (
@@ -26,6 +28,7 @@ MESSAGES: tuple[tuple[str, int], ...] = (
     ("unable to open database file", errno.EACCES),
     ("permission denied", errno.EACCES),
     ("file name too long", errno.ENAMETOOLONG),
+    ("disk i/o error", errno.EIO),
 )
 
 

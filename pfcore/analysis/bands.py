@@ -22,12 +22,11 @@ from pfcore.errors import InputError
 from pfcore.items import generate_semantic, load_lexicon
 from pfcore.items.schema import CONSTRUCTIONS, PF_CONSTRUCTIONS
 from pfcore.names import SuiteName
-from pfcore.paths import DATA_DIR, read_bounded, write_atomic
+from pfcore.paths import DATA_DIR, ReadKind, read_bounded, write_atomic
 from pfcore.suites.intervals import proportion
 from pfcore.suites.semantic import decision_counts
 
 ITEM_COUNTS_PATH = DATA_DIR / "reference" / "published_item_counts.csv"
-COUNTS_LIMIT = 2**20
 WHOLE = 1e-6  # a published accuracy times n this close to a whole number is k of n decisions
 KEY = ["construction", "filter", "step"]
 RUN_BAND = "your run's own 95% interval"
@@ -58,7 +57,7 @@ def item_counts(path: Path = ITEM_COUNTS_PATH) -> pd.DataFrame:
     if not path.is_file():
         return pd.DataFrame({"construction": [], "filter": [], "n": []})
     try:
-        counts = pd.read_csv(io.BytesIO(read_bounded(path, COUNTS_LIMIT, "published item counts")),
+        counts = pd.read_csv(io.BytesIO(read_bounded(path, ReadKind.ITEM_COUNTS)),
                              dtype={"construction": str, "filter": str, "n": int}, keep_default_na=False)
     except (ValueError, KeyError) as exc:
         raise InputError(f"{path}: the published item counts are not readable ({type(exc).__name__}); remake "

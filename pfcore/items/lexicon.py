@@ -12,10 +12,9 @@ import yaml
 
 from pfcore.errors import InputError
 from pfcore.items.safe_yaml import compose
-from pfcore.paths import DATA_DIR, read_bounded
+from pfcore.paths import DATA_DIR, ReadKind, read_bounded
 
 DEFAULT_LEXICON = DATA_DIR / "lexicon.yaml"
-MAX_LEXICON_BYTES = 1 << 20  # 200 times the shipped lexicon; PyYAML reads about 100 kB a second
 WORD = re.compile(r"^[a-z][a-z'-]*$")
 TOP_KEYS = {"version", "constructions", "controls", "pronouns", "modals", "scales", "frames",
             "paper_compatible"}
@@ -159,7 +158,7 @@ def frame_name(verb: str, noun: str, scale: str) -> str:
 def load_lexicon(path: str | Path | None = None) -> Lexicon:
     """Read and validate a lexicon YAML (the shipped one by default); InputError lists problems."""
     path = Path(path) if path is not None else DEFAULT_LEXICON
-    raw = read_bounded(path, MAX_LEXICON_BYTES, "lexicon")
+    raw = read_bounded(path, ReadKind.LEXICON)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -8,10 +8,9 @@ from pathlib import Path
 
 from pfcore.errors import InputError
 from pfcore.models.spec import ModelSpec
-from pfcore.paths import read_bounded
+from pfcore.paths import ReadKind, read_bounded
 
 INDEX = "model.safetensors.index.json"  # a sharded checkpoint's list of its weight files
-MAX_INDEX_BYTES = 16 << 20  # a 70B model's index is about 100 kB
 
 
 def local_snapshot(spec: ModelSpec) -> Path | None:
@@ -32,7 +31,7 @@ def complete_weights(folder: Path) -> bool:
     if not index.is_file():
         return (folder / "model.safetensors").is_file()
     try:
-        shards = set(json.loads(read_bounded(index, MAX_INDEX_BYTES, "weights index"))["weight_map"].values())
+        shards = set(json.loads(read_bounded(index, ReadKind.WEIGHTS_INDEX))["weight_map"].values())
     except (InputError, ValueError, KeyError, TypeError, AttributeError):
         return False
     return bool(shards) and all((folder / shard).is_file() for shard in shards)

@@ -18,9 +18,7 @@ from typing import Any
 from pfcore import __version__
 from pfcore.errors import InputError
 from pfcore.models.spec import ALIASES
-from pfcore.paths import REPO_ROOT, read_bounded
-
-MANIFEST_BYTES = 1 << 20  # a manifest is about 2 kB
+from pfcore.paths import REPO_ROOT, ReadKind, read_bounded
 
 
 @dataclass(frozen=True)
@@ -111,7 +109,7 @@ class Manifest:
 def read_manifest(path: Path) -> Manifest:
     """A run's manifest.json read back (bounded); InputError when it is missing or damaged."""
     try:
-        data = json.loads(read_bounded(path, MANIFEST_BYTES, "run manifest"))
+        data = json.loads(read_bounded(path, ReadKind.RUN_MANIFEST))
     except ValueError as exc:  # not JSON, or not UTF-8
         raise InputError(f"{path}: damaged run manifest ({exc})") from exc
     return Manifest.from_json(data)

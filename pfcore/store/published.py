@@ -21,11 +21,9 @@ from typing import Any
 import pandas as pd
 
 from pfcore.errors import InputError
-from pfcore.paths import DATA_DIR, atomic_path, read_bounded, write_atomic
+from pfcore.paths import DATA_DIR, ReadKind, atomic_path, read_bounded, write_atomic
 
 BUNDLE_PATH = DATA_DIR / "reference" / "published_results.parquet"
-BUNDLE_LIMIT = 32 * 2**20  # bytes: the bundled table is about 0.5 MiB
-MANIFEST_LIMIT = 2**20
 DISABLE_VAR = "PFCORE_BUNDLED"  # "0": a new cache's results table starts empty
 SORT_COLUMNS = ("source", "model", "suite", "construction", "filter", "metric", "step", "revision")
 CATEGORICAL = ("model", "revision", "suite", "construction", "filter", "metric", "source")
@@ -121,7 +119,7 @@ def write_bundle(rows: pd.DataFrame, *, repository: str, commit: str, folder: st
     table = canonical(rows).astype({col: "category" for col in CATEGORICAL})
     with atomic_path(path, "the bundled published results") as tmp:
         table.to_parquet(tmp, index=False, compression="zstd", compression_level=19)
-    raw = read_bounded(path, BUNDLE_LIMIT, "bundled published results")
+    raw = read_bounded(path, ReadKind.BUNDLE)
     manifest = {
         "table": path.name, "sha256": hashlib.sha256(raw).hexdigest(), "bytes": len(raw),
         "rows": len(table), "files": int(table["source"].nunique()), "models": int(table["model"].nunique()),
@@ -140,7 +138,7 @@ def read_manifest(path: Path | None = None) -> dict[str, Any]:
     if not where.is_file():
         raise InputError(f"the bundled published results have no manifest ({where} is missing): {REMAKE}")
     try:
-        manifest = json.loads(read_bounded(where, MANIFEST_LIMIT, "bundle manifest"))
+        manifest = json.loads(read_bounded(where, ReadKind.BUNDLE_MANIFEST))
         str(manifest["sha256"]), str(manifest["commit"]), str(manifest["content_sha256"])
     except (ValueError, KeyError, TypeError) as exc:
         raise InputError(f"{where}: the bundle's manifest is not readable ({type(exc).__name__}): {REMAKE}") from exc
@@ -154,7 +152,7 @@ def checked_bytes(path: Path | None = None) -> tuple[bytes, dict[str, Any]]:
     manifest = read_manifest(path)
     if not path.is_file():
         raise InputError(f"the bundled published results {path} are missing: {REMAKE}")
-    raw = read_bounded(path, BUNDLE_LIMIT, "bundled published results")
+    raw = read_bounded(path, ReadKind.BUNDLE)
     if hashlib.sha256(raw).hexdigest() != manifest["sha256"]:
         raise InputError(f"the bundled published results {path} do not match the sha256 in "
                          f"{manifest_path(path).name}: the file was edited or damaged, so none of it was "

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import re
 import time
 import urllib.error
 import urllib.request
 import warnings
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -29,7 +29,7 @@ import pandas as pd
 from pfcore.errors import InputError
 from pfcore.models.identity import same_weights
 from pfcore.models.spec import ALIASES
-from pfcore.paths import JsonMemo, cache_subdir, locked
+from pfcore.paths import JsonMemo, ReadKind, atomic_path, cache_subdir, locked, read_bounded, write_atomic
 from pfcore.store.published import (
     BUNDLED_PREFIX,
     IMPORT_PREFIX,
@@ -44,6 +44,7 @@ from pfcore.store.published import (
     read_manifest,
     write_bundle,
 )
+from pfcore.store.runs import MANIFEST, RUN_ROWS
 
 RESULT_COLUMNS = ("model", "revision", "step", "suite", "construction", "filter", "metric",
                   "value", "source")
@@ -62,7 +63,6 @@ OFFLINE_HINT = ("could not reach github.com: download the repository and run "
                 "`python -m pfcore results import PATH`")
 
 
-RUN_ROWS = "results.csv"  # a run's own rows of the table, kept in its record
 WITHDRAWN = "results.withdrawn.csv"  # a superseded run's rows: kept in its record, out of the table
 IMPORTS = "imports.json"  # the folders imported, and run records kept outside the cache: to rebuild from
 
@@ -126,10 +126,12 @@ def read_published_file(path: Path, source: str) -> pd.DataFrame:
     """One published summary TSV as long result rows (every numeric column becomes a metric).
     A file cut off mid-line, or a row with too few or too many cells, is refused: a half-read
     number would otherwise enter the table as if it were whole."""
+    raw = read_bounded(path, ReadKind.PUBLISHED)
     try:
-        raw = path.read_bytes()
         wide = pd.read_csv(io.BytesIO(raw), sep="\t", on_bad_lines="error", dtype=str, keep_default_na=False)
-    except (OSError, ValueError, pd.errors.ParserError) as exc:
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not a readable TSV file (not UTF-8 text: {exc.reason})") from exc
+    except (ValueError, pd.errors.ParserError) as exc:
         raise InputError(f"{path}: not a readable TSV file ({_first_line(exc)})") from exc
     if raw and not raw.endswith(b"\n"):
         raise InputError(f"{path}: the last line is cut off (no line end); the file may be truncated")
@@ -140,7 +142,7 @@ def read_published_file(path: Path, source: str) -> pd.DataFrame:
     missing = [col for col in KEY_COLUMNS if col not in wide.columns]
     if missing or len(filter_cols) != 1:
         raise InputError(f"{path}: expected columns revision, construction and one of "
-                         f"{' / '.join(FILTER_COLUMNS)}; found {', '.join(map(str, wide.columns))}")
+                         f"{' / '.join(FILTER_COLUMNS)} in the header (of {len(wide.columns)} columns)")
     filter_col = filter_cols[0]
     metrics = [col for col in wide.columns if col not in (*KEY_COLUMNS, filter_col)]
     if not metrics:
@@ -149,8 +151,8 @@ def read_published_file(path: Path, source: str) -> pd.DataFrame:
                      var_name="metric", value_name="value")
     values = pd.to_numeric(long["value"], errors="coerce")
     if values.isna().any():
-        bad = long.loc[values.isna(), "metric"].iloc[0]
-        raise InputError(f"{path}: column {bad!r} holds values that are not numbers")
+        bad = list(wide.columns).index(long.loc[values.isna(), "metric"].iloc[0]) + 1
+        raise InputError(f"{path}: column {bad} holds values that are not numbers")
     construction = long["construction"].astype(str).str.replace(" ", "", regex=False)
     revision = long["revision"].astype(str)
     steps = {rev: step_from_revision(rev) for rev in revision.unique()}
@@ -219,12 +221,14 @@ def _read_or_rebuild() -> pd.DataFrame:
 
 
 def _rebuild(path: Path, exc: Exception) -> pd.DataFrame:
-    """Move the damaged table aside and build it again from the run records and the imports."""
+    """Move the damaged table aside and build it again from the whole run records and the imports
+    (a folder without a manifest, or whose rows are incomplete, is skipped with one warning)."""
     aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
     path.replace(aside)
-    records = sorted(cache_subdir("runs").glob(f"*/{RUN_ROWS}"))
-    records += [Path(run) / RUN_ROWS for run in _remembered("runs") if (Path(run) / RUN_ROWS).is_file()]
-    parts = [run_rows(path) for path in records]
+    folders = sorted(p.parent for p in cache_subdir("runs").glob(f"*/{RUN_ROWS}"))
+    folders += [Path(run) for run in _remembered("runs") if (Path(run) / RUN_ROWS).is_file()]
+    found = [(folder, whole_run_rows(folder)) for folder in folders]
+    parts = [rows for _, rows in found if isinstance(rows, pd.DataFrame)]
     parts += remembered_sources()
     table = _typed(pd.concat([empty_results(), *parts], ignore_index=True))
     table = table.drop_duplicates(subset=["source", "model", "revision", "suite", "construction",
@@ -233,12 +237,41 @@ def _rebuild(path: Path, exc: Exception) -> pd.DataFrame:
     warnings.warn(f"the results table {path} was unreadable ({_first_line(exc)}); moved it to "
                   f"{aside.name} and rebuilt it ({len(table):,} rows) from the run records and the "
                   "imported folders", stacklevel=3)
+    skipped = Counter(why for _, why in found if isinstance(why, str))
+    if skipped:
+        warnings.warn(f"left {sum(skipped.values())} run folders out of the rebuilt results table, as they are "
+                      f"not whole records ({'; '.join(f'{n} {why}' for why, n in sorted(skipped.items()))}); "
+                      "run them again to add their rows", stacklevel=3)
     return table
 
 
+NOT_WHOLE = "without manifest.json (unfinished runs)"
+INCOMPLETE = "whose results.csv does not hold every row of their summary"
+
+
+def whole_run_rows(folder: Path) -> pd.DataFrame | str:
+    """A record's rows of the table when the record is whole: its manifest is there, and its
+    results.csv reads complete (every cell filled, a 64-digit weight hash or none, one row per
+    value of its summary.csv); otherwise why not (NOT_WHOLE or INCOMPLETE)."""
+    if not (folder / MANIFEST).is_file():
+        return NOT_WHOLE
+    try:
+        rows = run_rows(folder / RUN_ROWS)
+        summary = pd.read_csv(folder / "summary.csv")
+    except (OSError, ValueError, pd.errors.ParserError):
+        return INCOMPLETE
+    values = summary[[c for c in ("accuracy", "ci_low", "ci_high", "n") if c in summary.columns]]
+    required = [c for c in RESULT_COLUMNS if c != "step"]
+    complete = (set(TABLE_COLUMNS) <= set(rows.columns) and len(rows) == int(values.notna().to_numpy().sum())
+                and not (rows[required].isna() | (rows[required].astype(str) == "")).any().any()
+                and rows["weights_sha256"].astype(str).str.fullmatch(r"(?:[0-9a-f]{64})?").all())
+    return rows if complete else INCOMPLETE
+
+
 def run_rows(path: Path) -> pd.DataFrame:
-    """One run record's own rows of the table."""
-    return pd.read_csv(path, dtype={"revision": str}, keep_default_na=False, na_values={"step": [""], "value": [""]})
+    """One run record's own rows of the table (refused when a row has too few or too many cells)."""
+    return pd.read_csv(path, dtype={"revision": str, "weights_sha256": str}, keep_default_na=False,
+                       na_values={"step": [""], "value": [""]}, on_bad_lines="error")
 
 
 def _remembered(kind: str) -> list[str]:
@@ -254,10 +287,9 @@ def _remember(kind: str, folder: Path) -> None:
     memo.write({**memo.read(), kind: folders})
 
 
-def record_run_rows(folder: Path, rows: pd.DataFrame) -> pd.DataFrame:
-    """Keep a run's rows beside its record (the table can be rebuilt from them, wherever the record
-    lives) and add them to the table; returns the table."""
-    rows.to_csv(folder / RUN_ROWS, index=False)
+def add_run_rows(folder: Path, rows: pd.DataFrame) -> pd.DataFrame:
+    """Add a saved run's rows (kept in its record as results.csv) to the table, and remember a
+    record kept outside the cache, so the table can be rebuilt from it; returns the table."""
     if folder.resolve().parent != cache_subdir("runs").resolve():
         _remember("runs", folder)
     return append_results(rows)
@@ -269,14 +301,9 @@ def _first_line(exc: BaseException) -> str:
 
 
 def _save(table: pd.DataFrame) -> None:
-    """Write the table atomically, so a reader never sees half a file."""
-    path = results_path()
-    tmp_path = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        table.to_parquet(tmp_path, index=False)
-        os.replace(tmp_path, path)
-    finally:
-        tmp_path.unlink(missing_ok=True)
+    """Write the table atomically (`paths.atomic_path`), so a reader never sees half a file."""
+    with atomic_path(results_path(), "the results table") as tmp:
+        table.to_parquet(tmp, index=False)
 
 
 KEYS = ["source", "model", "revision", "suite", "construction", "filter", "metric"]  # one value each
@@ -548,9 +575,7 @@ def fetch_published(dest: Path) -> list[Path]:
         body = _get(f"https://raw.githubusercontent.com/{PUBLISHED_REPO}/{PUBLISHED_COMMIT}/"
                     f"{remote}")
         target = dest / Path(remote).relative_to(PUBLISHED_FOLDER)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(body)
-        written.append(target)
+        written.append(write_atomic(target, body, "the published summary"))
     if not written:
         raise InputError(f"github.com lists no summary files under {PUBLISHED_FOLDER}/ at "
                          f"{PUBLISHED_REPO}@{PUBLISHED_COMMIT[:7]}")

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pfcore.errors import InputError
-from pfcore.paths import cache_subdir, file_slug, locked, read_bounded, write_atomic
+from pfcore.paths import ReadKind, cache_subdir, file_slug, locked, read_bounded, write_atomic
 from pfcore.store.manifest import read_manifest
 from pfcore.store.results import RUN_ROWS, run_rows
 from pfcore.suites.settings import changes, manifest_settings, weights_change
@@ -22,7 +22,6 @@ Entry = dict[str, Any]  # record, step, model, revision, settings, items, weight
 Report = Callable[[str], None]
 FORMAT = 2  # of the state file: {"name", "format", "done": {"<checkpoint>|<suite>": Entry}}
 ENTRY_KEYS = {"record": str, "settings": dict, "items": str, "weights": str}
-STATE_BYTES = 64 << 20  # a state of the paper's 19 checkpoints x 7 suites is about 100 kB
 
 
 def state_path(name: str) -> Path:
@@ -72,7 +71,7 @@ def save_state(name: str, done: Mapping[str, Entry]) -> None:
 def _read(path: Path, name: str) -> dict[str, Entry]:
     """The entries of a state file; InputError saying what is wrong when it is not one of `name`."""
     try:
-        data = json.loads(read_bounded(path, STATE_BYTES, "trajectory state"))
+        data = json.loads(read_bounded(path, ReadKind.TRAJECTORY_STATE))
     except ValueError as exc:
         raise InputError(f"not JSON: {exc}") from exc
     if not isinstance(data, dict) or data.get("name") != name or not isinstance(data.get("done"), dict):

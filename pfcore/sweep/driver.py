@@ -19,7 +19,7 @@ from typing import Any
 from pfcore.errors import InputError, PfcoreError
 from pfcore.models.loading import resolve_source
 from pfcore.models.spec import DEFAULT_MODEL
-from pfcore.paths import cache_subdir, make_folder, models_dir
+from pfcore.paths import cache_subdir, make_folder, models_dir, write_atomic
 from pfcore.sweep import processes
 from pfcore.sweep.jobs import DONE, FAILED, SKIPPED, Job, plan_jobs, run_job, shard_folder
 from pfcore.sweep.merge import Merged, merge_shard, merged_before, remember
@@ -57,7 +57,7 @@ def run_sweep(plan: SweepPlan, out: Path | None = None, address: str | None = No
     order = {j.id: i for i, j in enumerate(jobs)}
     summary = SweepSummary(str(plan.path), str(folder), sorted(reports, key=lambda r: order[r.job]),
                            time.monotonic() - started, sum(m.scores for m in merged), sum(m.rows for m in merged))
-    (folder / SUMMARY).write_text(json.dumps(summary.to_json(), indent=1))
+    write_atomic(folder / SUMMARY, json.dumps(summary.to_json(), indent=1), "the sweep's summary")
     return summary
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from pfcore.errors import InputError, PfcoreError
 from pfcore.models.identity import weights_identity
 from pfcore.models.loading import clear_loaded
-from pfcore.paths import file_slug, make_folder
+from pfcore.paths import file_slug, make_folder, write_atomic
 from pfcore.scoring.requests import Progress
 from pfcore.store.manifest import read_manifest
 from pfcore.store.published import DISABLE_VAR
@@ -99,7 +99,7 @@ def run_job(job: Job, shard: str, models: str, board: Any = None) -> JobOutcome:
     folder = make_folder(Path(shard), "the job's shard folder")
     # a shard's results table holds its own runs only (the main cache has the bundled rows)
     with _environment(PFCORE_CACHE=str(folder), PFCORE_MODELS=models, **{DISABLE_VAR: "0"}):
-        (folder / PID_FILE).write_text(str(os.getpid()))
+        write_atomic(folder / PID_FILE, str(os.getpid()), "the job's pid file")
         try:
             _run_suites(job, folder, board)
         except PfcoreError as exc:
@@ -122,9 +122,8 @@ def _run_suites(job: Job, folder: Path, board: Any) -> None:
         progress = _reporter(board, job.id, f"{config.suite} ({number}/{len(job.configs)})")
         record = run_suite(job.point.spec, config, progress, label)
         done[config.suite] = record.path.name
-        tmp = folder / f"{SHARD_LEDGER}.tmp"
-        tmp.write_text(json.dumps({"job": job.id, "label": job.label, "suites": done}, indent=1))
-        tmp.replace(folder / SHARD_LEDGER)
+        write_atomic(folder / SHARD_LEDGER, json.dumps({"job": job.id, "label": job.label, "suites": done}, indent=1),
+                     "the shard's ledger")
 
 
 def _scored_on(record: Path, weights: str) -> bool:

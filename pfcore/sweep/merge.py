@@ -5,7 +5,6 @@ idempotent: merging twice changes nothing, and a merge cut short is simply done 
 before runs again when its rows left the table or its checkpoint's weights changed."""
 from __future__ import annotations
 
-import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +16,8 @@ from pfcore.models.identity import weights_identity
 from pfcore.paths import JsonMemo, cache_subdir
 from pfcore.store.cache import ScoreCache
 from pfcore.store.manifest import read_manifest
-from pfcore.store.results import RUN_ROWS, append_results, load_results, run_rows, withdraw_run
+from pfcore.store.results import append_results, load_results, run_rows, withdraw_run
+from pfcore.store.runs import RUN_ROWS, copy_run
 from pfcore.suites.settings import weights_change
 from pfcore.sweep.jobs import Job, finished_suites
 
@@ -46,7 +46,7 @@ def merge_shard(shard: Path, suites: Sequence[str]) -> Merged:
     scores = _merge_scores(shard / "scores.sqlite")
     runs = cache_subdir("runs")
     for folder in folders:
-        shutil.copytree(folder, runs / folder.name, dirs_exist_ok=True)
+        copy_run(folder, runs)
     rows = pd.concat([run_rows(folder / RUN_ROWS) for folder in folders], ignore_index=True)
     append_results(rows)
     weights = next((w for f in folders if (w := read_manifest(f / "manifest.json").model.weights_sha256)), "")
