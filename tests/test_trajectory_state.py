@@ -16,7 +16,7 @@ import pytest
 
 from pfcore.cli import main
 from pfcore.store.results import load_results
-from pfcore.suites import trajectory
+from pfcore.suites.trajectory_state import state_path
 
 ROOT = Path(__file__).resolve().parents[1]
 HUB_NAME = "EleutherAI/tiny-series"
@@ -58,7 +58,7 @@ def test_any_name_keeps_its_state_under_a_safe_file_name(series: Path, cache_dir
     assert main(argv(series, name)) == 0
     lines, _ = outcome(capsys)
     assert [line.split(":")[0] for line in lines] == ["step0 semantic", "step8 semantic"]
-    path = trajectory.state_path(name)
+    path = state_path(name)
     assert path.parent == cache_dir / "trajectories" and len(path.name) < 100
     assert json.loads(path.read_text())["name"] == name  # the name as typed, kept inside
     table = load_results()
@@ -86,7 +86,7 @@ def test_other_settings_run_again_and_say_why(series: Path, cache_dir: Path,
     lines, _ = outcome(capsys)
     assert "step0 semantic: run again: constructions was [let_alone], now [much_less]" in lines
     # the trajectory's name now stands for the latest runs only: the earlier rows left the table
-    state = json.loads(trajectory.state_path(name).read_text())["done"]
+    state = json.loads(state_path(name).read_text())["done"]
     current = {f"pfcore run {Path(entry['record']).name}" for entry in state.values()}
     table = load_results()
     assert set(table.loc[table["model"] == name, "source"]) == current
@@ -176,7 +176,7 @@ def test_a_second_writer_of_one_name_is_refused_at_once(series: Path, cache_dir:
         out, err = first.communicate(timeout=300)
     assert first.returncode == 0, err
     assert len(run_records(cache_dir)) == 2
-    assert len(json.loads(trajectory.state_path(name).read_text())["done"]) == 2
+    assert len(json.loads(state_path(name).read_text())["done"]) == 2
     assert main(argv(series, name)) == 0  # the lock is gone with its holder
     assert all(": done before" in line for line in outcome(capsys)[0])
 
@@ -191,7 +191,7 @@ def test_a_damaged_state_is_moved_aside_and_rebuilt_from_the_run_records(
     assert main(argv(series, name)) == 0
     capsys.readouterr()
     records = run_records(cache_dir)
-    path = trajectory.state_path(name)
+    path = state_path(name)
     path.write_text(damage)
     assert main(argv(series, name)) == 0
     lines, err = outcome(capsys)
@@ -209,7 +209,7 @@ def test_a_missing_state_is_rebuilt_from_the_run_records(series: Path, cache_dir
     name) the finished runs are found again, not run twice."""
     name = "rebuilt"
     assert main(argv(series, name)) == 0
-    trajectory.state_path(name).unlink()
+    state_path(name).unlink()
     capsys.readouterr()
     assert main(argv(series, name, "--limit-blocks", "2")) == 0
     lines, err = outcome(capsys)
