@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pfcore.errors import InputError
+from pfcore.errors import InputError, first_line
 from pfcore.models.identity import same_weights
 from pfcore.models.spec import ALIASES
 from pfcore.paths import JsonMemo, ReadKind, atomic_path, cache_subdir, locked, read_bounded, write_atomic
@@ -132,7 +132,7 @@ def read_published_file(path: Path, source: str) -> pd.DataFrame:
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: not a readable TSV file (not UTF-8 text: {exc.reason})") from exc
     except (ValueError, pd.errors.ParserError) as exc:
-        raise InputError(f"{path}: not a readable TSV file ({_first_line(exc)})") from exc
+        raise InputError(f"{path}: not a readable TSV file ({first_line(exc)})") from exc
     if raw and not raw.endswith(b"\n"):
         raise InputError(f"{path}: the last line is cut off (no line end); the file may be truncated")
     short = (wide.isna() | (wide.apply(lambda col: col.str.strip()) == "")).any(axis=1)
@@ -234,7 +234,7 @@ def _rebuild(path: Path, exc: Exception) -> pd.DataFrame:
     table = table.drop_duplicates(subset=["source", "model", "revision", "suite", "construction",
                                           "filter", "metric"], keep="last")
     _save(table)
-    warnings.warn(f"the results table {path} was unreadable ({_first_line(exc)}); moved it to "
+    warnings.warn(f"the results table {path} was unreadable ({first_line(exc)}); moved it to "
                   f"{aside.name} and rebuilt it ({len(table):,} rows) from the run records and the "
                   "imported folders", stacklevel=3)
     skipped = Counter(why for _, why in found if isinstance(why, str))
@@ -293,11 +293,6 @@ def add_run_rows(folder: Path, rows: pd.DataFrame) -> pd.DataFrame:
     if folder.resolve().parent != cache_subdir("runs").resolve():
         _remember("runs", folder)
     return append_results(rows)
-
-
-def _first_line(exc: BaseException) -> str:
-    """The first line of an error's message."""
-    return (str(exc).splitlines() or [type(exc).__name__])[0]
 
 
 def _save(table: pd.DataFrame) -> None:
