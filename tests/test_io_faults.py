@@ -456,7 +456,7 @@ def readers() -> dict[str, Callable[[Path], object]]:
     from pfcore.items.formats import read_item_file
     from pfcore.items.lexicon import load_lexicon
     from pfcore.items.syntaxgym import read_long_csv, read_stimuli_csv, read_suite
-    from pfcore.store.results import read_published_file
+    from pfcore.store.published_tsv import read_published_file
     from pfcore.suites.stimuli import read_stimuli_file
     from pfcore.sweep.plan import load_plan
 

@@ -14,7 +14,7 @@ from pfcore.errors import InputError
 from pfcore.models.identity import same_weights
 from pfcore.models.loading import check_revision
 from pfcore.models.spec import ModelSpec
-from pfcore.store.results import step_from_revision
+from pfcore.store.result_rows import step_from_revision
 
 # The log-spaced Pythia checkpoints the paper used for Pythia-12b (step1 ... step143000).
 PYTHIA_LOG = tuple(f"step{2 ** k}" for k in range(10)) + tuple(
