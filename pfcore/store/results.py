@@ -144,12 +144,12 @@ def run_rows(path: Path) -> pd.DataFrame:
 def _remembered(kind: str) -> list[str]:
     """The folders the table is rebuilt from besides the cache's runs and imports: run records saved
     elsewhere with --out ("runs"), and folders imported before sources were labelled ("roots")."""
-    return list(JsonMemo(f"results/{IMPORTS}").read().get(kind, []))
+    return list(_memo().read().get(kind, []))
 
 
 def _remember(kind: str, folder: Path) -> None:
     """Add a folder to those the table is rebuilt from (see `_remembered`)."""
-    memo = JsonMemo(f"results/{IMPORTS}")
+    memo = _memo()
     folders = [f for f in _remembered(kind) if f != str(folder.resolve())] + [str(folder.resolve())]
     memo.write({**memo.read(), kind: folders})
 
