@@ -2,9 +2,9 @@
 per region with the model in the sidebar; SyntaxGym's predictions and the long tables to download."""
 import streamlit as st
 
-from pfcore.analysis.regions import analyse_stimuli, read_stimuli_file, stimuli_from_upload, word_bars
 from pfcore.plots.regions import region_bars_figure
 from pfcore.plots.tokens import token_bars_figure
+from pfcore.suites.stimuli import analyse_stimuli, read_stimuli_file, stimuli_from_upload, word_bars
 from pfcore.ui.downloads import chart, download_csv, slug
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.model import scorer
