@@ -2,7 +2,8 @@
 a file and a heading that exist (anchors as GitHub renders headings), the index and the README name
 every manual and every page, every page of the app has its screenshot in its section of
 docs/app.md, every `pfcore COMMAND --flag` the manuals show is an option of that command's parser,
-and nothing shipped cites a folder or file beside the repository."""
+nothing shipped cites a folder or file beside the repository, and every docs/ file the code names
+exists."""
 from __future__ import annotations
 
 import argparse
@@ -38,6 +39,7 @@ SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 # What a user of the repository does not have: the development machine's reference folder and notes.
 OUTSIDE = re.compile(r"\.\./shared|shared/(?:data|paper)|DESIGN\.md")
 SHIPPED = ("pfcore", "pages", "app.py", "docs", "README.md", "data")
+DOCS_PATH = re.compile(r"(?<![\w/])docs/[\w./-]+")
 
 
 @dataclass(frozen=True)
@@ -147,6 +149,14 @@ def test_the_repository_stands_alone() -> None:
              for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1)
              for match in OUTSIDE.finditer(line)]
     assert not cited, "\n".join(cited)
+
+
+def test_the_code_cites_only_manuals_and_plans_that_exist() -> None:
+    """Every docs/ file the code, its messages or its placeholders name is there."""
+    cited = {(path, match.group(0).rstrip(".")) for path in shipped_text_files() if path.suffix == ".py"
+             for match in DOCS_PATH.finditer(path.read_text(encoding="utf-8"))}
+    missing = sorted(f"{path.relative_to(ROOT)}: {name}" for path, name in cited if not (ROOT / name).exists())
+    assert not missing, "\n".join(missing)
 
 
 def test_the_slugs_are_githubs() -> None:
