@@ -23,7 +23,7 @@ with shown_errors():
     c1, c2 = st.columns(2)
     upload = c1.file_uploader("Upload a stimuli file", type=["csv", "json"], key="stimuli_upload")
     path = c2.text_input("...or the path of one on this machine", key="stimuli_path",
-                         placeholder="../shared/data/syntaxgym/suites/number_src.json")
+                         placeholder="syntactic-generalization/test_suites/json/number_src.json")
     corrected = st.toggle("Beginning-of-word correction", value=True, key="stimuli_corrected",
                           help="Off: a word's surprisal is the plain sum of its tokens' (regions of SyntaxGym "
                                "suites then aggregate token surprisals, as syntaxgym-core does).")

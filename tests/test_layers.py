@@ -1,4 +1,4 @@
-"""The layering of DESIGN.md section 2, checked from the source: every module imports only from its
+"""The layering of docs/development.md (Layers), checked from the source: every module imports only from its
 own layer or below, and no two packages import each other. Run it alone to see the import graph's
 forbidden edges: `.venv/bin/python -m pytest tests/test_layers.py -q`."""
 from __future__ import annotations
