@@ -1,5 +1,5 @@
-"""Arguments shared by the sub-commands that load a model, a terminal progress bar, and tables as
-JSON rows."""
+"""Arguments shared by the sub-commands that load a model, the terminal's progress bar (a view of
+pfcore.progress.Progress), and tables as JSON rows."""
 from __future__ import annotations
 
 import argparse
@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from pfcore.errors import InputError
 from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
+from pfcore.progress import Progress, ProgressMeter, ProgressView, text_bar, throttled
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -72,28 +73,26 @@ def specs_from_args(args: argparse.Namespace) -> list[ModelSpec]:
             for name in names]
 
 
-def progress_bar(label: str, enabled: bool = True) -> Callable[[int, int], None]:
-    """A stderr progress callback(done, total) with rate and ETA; silent when disabled."""
-    start = time.monotonic()
-    last = [0.0]
+def progress_view(label: str, *, enabled: bool = True, clock: Callable[[], float] = time.monotonic
+                  ) -> ProgressView:
+    """A stderr bar drawing a run's Progress (done of total, from the cache, rate, ETA), redrawn in
+    place at most twice a second; silent when disabled."""
+    width = [0]
 
-    def update(done: int, total: int) -> None:
-        now = time.monotonic()
-        if not enabled or (now - last[0] < 0.5 and done < total):
-            return
-        last[0] = now
-        elapsed = now - start
-        rate = done / elapsed if elapsed > 0 else 0.0
-        eta = (total - done) / rate if rate > 0 else float("nan")
-        width = 30
-        filled = int(width * done / total) if total else width
-        sys.stderr.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} "
-                         f"{rate:.1f}/s ETA {eta:4.0f}s ")
-        if done >= total:
-            sys.stderr.write("\n")
+    def draw(progress: Progress) -> None:
+        line = f"{label} {text_bar(progress.fraction)} {progress.text()}"
+        sys.stderr.write(f"\r{line.ljust(width[0])}" + ("\n" if progress.done >= progress.total else ""))
         sys.stderr.flush()
+        width[0] = 0 if progress.done >= progress.total else len(line)
 
-    return update
+    return throttled(draw, min_interval=0.5, clock=clock) if enabled else lambda progress: None
+
+
+def progress_bar(label: str, *, enabled: bool = True, clock: Callable[[], float] = time.monotonic
+                 ) -> Callable[[int, int], None]:
+    """A progress(done, total) callback for a scoring job that is not a run (`score --file`), drawn
+    by `progress_view`."""
+    return ProgressMeter(progress_view(label, enabled=enabled, clock=clock), clock=clock)
 
 
 def json_rows(df: pd.DataFrame) -> list[dict[str, object]]:
