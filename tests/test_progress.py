@@ -18,12 +18,14 @@ from pfcore.models import ModelSpec
 from pfcore.progress import Earlier, Progress, ProgressMeter
 from pfcore.scoring.factory import scorer_for
 from pfcore.store.cache import NO_PARTS, ScoreCache
-from pfcore.store.manifest import Timings
+from pfcore.store.manifest import ItemsRecord, Manifest, ModelRecord, Timings
+from pfcore.store.runs import RunRecord
 from pfcore.suites.base import RunConfig
-from pfcore.suites.runner import run_suite
+from pfcore.suites.runner import estimate_plan, plan_configs, run_suite
 from pfcore.sweep.jobs import _reporter
 from pfcore.sweep.progress import Board, JobProgress, SweepProgress
 from pfcore.ui import progress as ui_progress
+from pfcore.ui.progress import plan_caption
 from tests.app_helpers import no_errors, page, texts
 
 NOT_NUMBERS = re.compile(r"\b(nan|inf)\b", re.IGNORECASE)
@@ -207,3 +209,27 @@ def test_older_manifests_read_their_timings_as_one_part_and_a_damaged_part_is_dr
     cache.forget_parts("run")
     assert cache.earlier_parts("run") == NO_PARTS
     cache.close()
+
+
+# ----- estimates: the same suite and model only -----
+
+def _measured(spec: ModelSpec, suite: str, run_id: str, rate: float) -> RunRecord:
+    """A finished run of `suite` on the model that measured `rate` requests per second."""
+    manifest = Manifest(run_id=run_id, created="2025-01-01T00:00:00+00:00", suite=suite,
+                        model=ModelRecord(spec.name), scoring="causal", items=ItemsRecord(8, "x", "test"),
+                        timings_s=Timings(score_s=100.0, total_s=100.0, scored=int(100 * rate)))
+    return RunRecord(Path(run_id), manifest, {})
+
+
+def test_an_estimate_never_uses_another_suites_rate(tiny_gpt2: Path, cache_dir: Path) -> None:
+    spec = ModelSpec(str(tiny_gpt2))
+    configs = plan_configs(["semantic"], ["let_alone"], 1, 32)
+    gym = _measured(spec, "syntaxgym", "run-gym", 100.0)
+    alone = estimate_plan(spec, configs, [gym])
+    assert alone.requests > 0 and alone.seconds is None
+    caption = plan_caption(alone)
+    assert "no estimate" in caption and "run-gym" not in caption and "semantic" in caption
+    semantic = _measured(spec, "semantic", "run-semantic", 25.0)
+    both = estimate_plan(spec, configs, [gym, semantic])  # newest first: the SyntaxGym run is the latest
+    assert both.seconds == pytest.approx(both.requests / 25.0)
+    assert "25.0 requests/s for semantic (measured on run run-semantic)" in plan_caption(both)

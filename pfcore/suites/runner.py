@@ -245,38 +245,75 @@ def plan_configs(suites: Sequence[str], constructions: Sequence[str], blocks: in
 
 
 @dataclass(frozen=True)
+class SuiteRate:
+    """One suite of a plan: the requests it still has to score, and the rate of the latest earlier run
+    of the same suite, model and scoring method that measured one (None: no such run)."""
+
+    suite: str
+    missing: int
+    rate: float | None = None  # requests scored per second of scoring
+    run: str = ""  # the run the rate was measured on
+
+    @property
+    def seconds(self) -> float | None:
+        """Estimated scoring time of the suite's missing requests (None when it has some and no rate)."""
+        if not self.missing:
+            return 0.0
+        return None if self.rate is None else self.missing / self.rate
+
+
+@dataclass(frozen=True)
 class PlanEstimate:
     """What a plan will score before it runs: its items, its distinct requests, how many of them
-    the score cache holds, and the rate an earlier run of the model measured."""
+    the score cache holds, and per suite what is missing and the rate to expect for it."""
 
     items: int
     requests: int
     cached: int
-    rate: float | None  # requests scored per second on this model's latest run (None: unknown)
-    rate_run: str = ""  # the run the rate was measured on
+    suites: tuple[SuiteRate, ...] = ()
 
     @property
     def seconds(self) -> float | None:
-        """Estimated scoring time of what the cache lacks (None when no rate is known)."""
-        return None if self.rate is None else (self.requests - self.cached) / self.rate
+        """Estimated scoring time of what the cache lacks (None when a suite that lacks some has no rate)."""
+        times = [s.seconds for s in self.suites]
+        return None if None in times else sum(t for t in times if t is not None)
+
+    @property
+    def unmeasured(self) -> list[str]:
+        """The suites with requests to score and no earlier run to take a rate from."""
+        return [s.suite for s in self.suites if s.seconds is None]
 
 
 def estimate_plan(spec: ModelSpec, configs: Sequence[RunConfig], runs: Sequence[RunRecord]) -> PlanEstimate:
     """Count the plan's items and distinct requests, look them up in the score cache (without
-    loading the model), and take the scoring rate of the model's latest run that measured one."""
-    items, keys = 0, set()
+    loading the model), and take each suite's rate from the latest run (`runs` is newest first) of
+    the same suite on the same model, dtype, device and scoring method; never another suite's."""
+    items, keys, per_suite = 0, set[str](), []
     for config in configs:
         suite = get_suite(config.suite)
         method = suite.method(spec, config.scoring)
         loaded = suite.load(config)
         items += len(suite.item_ids(loaded))
         ns = namespace(cache_identity(spec, method, config.bos))
-        keys |= {request_key(ns, r.prefix, r.text) for r in suite.requests(loaded, method) or []}
+        own = {request_key(ns, r.prefix, r.text) for r in suite.requests(loaded, method) or []} - keys
+        keys |= own
+        per_suite.append((config.suite, method, own))
     cache = ScoreCache()
     try:
-        cached = len(cache.present(sorted(keys)))
+        present = cache.present(sorted(keys))
     finally:
         cache.close()
-    measured = next((r for r in runs if r.manifest.model.label == spec.label and r.manifest.timings_s.rate), None)
-    rate = measured.manifest.timings_s.rate if measured else None
-    return PlanEstimate(items, len(keys), cached, rate, measured.manifest.run_id if measured else "")
+    rates = [_suite_rate(suite, len(own - present), spec, method, runs) for suite, method, own in per_suite]
+    return PlanEstimate(items, len(keys), len(present), tuple(rates))
+
+
+def _suite_rate(suite: str, missing: int, spec: ModelSpec, method: ScoringMethod,
+                runs: Sequence[RunRecord]) -> SuiteRate:
+    """A suite's missing requests with the rate of its latest measured run on this model and method."""
+    for record in runs:
+        m = record.manifest
+        same = (m.suite == suite and m.scoring == method.value and m.model.label == spec.label
+                and (m.model.dtype, m.model.device) == (spec.dtype, spec.device))
+        if same and m.timings_s.rate:
+            return SuiteRate(suite, missing, m.timings_s.rate, m.run_id)
+    return SuiteRate(suite, missing)

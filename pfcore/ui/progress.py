@@ -7,8 +7,8 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from pfcore.progress import Progress, ProgressMeter, ProgressView, format_seconds, throttled
-from pfcore.suites.runner import PlanEstimate
+from pfcore.progress import Progress, ProgressMeter, ProgressView, format_seconds, rate_text, throttled
+from pfcore.suites.runner import PlanEstimate, SuiteRate
 
 # Requests the app scores between two commits to the score cache: what Stop can lose, and how often
 # the progress bar moves (32 requests take about 1-1.5 s with the default model on 2 CPU cores).
@@ -33,14 +33,20 @@ def progress_callback(label: str, *, clock: Callable[[], float] = time.monotonic
 
 
 def plan_caption(estimate: PlanEstimate) -> str:
-    """A plan's size and expected time in words, before it runs."""
+    """A plan's size and expected time in words, before it runs, naming the runs its rates come from."""
     text = (f"{estimate.items:,} items, {estimate.requests:,} distinct scoring requests, "
             f"{estimate.cached:,} of them already in the score cache.")
     seconds = estimate.seconds
     if estimate.cached == estimate.requests:
         return text + " Everything comes from the cache: a run takes seconds."
     if seconds is None:
-        return text + (" No earlier run of this model measured its speed, so there is no estimate yet: the "
-                       "progress bar shows the rate and the time left once the run starts.")
-    return text + (f" At {estimate.rate:.0f} requests/s (measured on run {estimate.rate_run}) the rest takes about "
-                   f"{format_seconds(seconds)}.")
+        return text + (f" No earlier run of this model measured its speed on the {' and '.join(estimate.unmeasured)} "
+                       "suite, so there is no estimate yet (an estimate takes its rate from a run of the same "
+                       "suite and model only): the progress bar shows the rate and the time left once the run starts.")
+    rates = [s for s in estimate.suites if s.missing]
+    return text + f" At {' and '.join(_rate(s) for s in rates)} the rest takes about {format_seconds(seconds)}."
+
+
+def _rate(suite: SuiteRate) -> str:
+    """One suite's rate and the run it was measured on."""
+    return f"{rate_text(suite.rate or 0.0)} for {suite.suite} (measured on run {suite.run})"
