@@ -6,7 +6,8 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from pfcore.errors import InputError
@@ -73,19 +74,34 @@ def specs_from_args(args: argparse.Namespace) -> list[ModelSpec]:
             for name in names]
 
 
+OPEN_BAR = [0]  # the width of the progress bar line left open on stderr (0: none)
+
+
 def progress_view(label: str, *, enabled: bool = True, clock: Callable[[], float] = time.monotonic
                   ) -> ProgressView:
     """A stderr bar drawing a run's Progress (done of total, from the cache, rate, ETA), redrawn in
     place at most twice a second; silent when disabled."""
-    width = [0]
-
     def draw(progress: Progress) -> None:
         line = f"{label} {text_bar(progress.fraction)} {progress.text()}"
-        sys.stderr.write(f"\r{line.ljust(width[0])}" + ("\n" if progress.done >= progress.total else ""))
+        finished = progress.done >= progress.total
+        sys.stderr.write(f"\r{line.ljust(OPEN_BAR[0])}" + ("\n" if finished else ""))
         sys.stderr.flush()
-        width[0] = 0 if progress.done >= progress.total else len(line)
+        OPEN_BAR[0] = 0 if finished else len(line)
 
     return throttled(draw, min_interval=0.5, clock=clock) if enabled else lambda progress: None
+
+
+@contextmanager
+def bar_line_ended() -> Iterator[None]:
+    """On an exception, end the progress bar's open line first, so the message that follows (an
+    error, "interrupted") starts a line of its own."""
+    try:
+        yield
+    except BaseException:
+        if OPEN_BAR[0]:
+            sys.stderr.write("\n")
+            OPEN_BAR[0] = 0
+        raise
 
 
 def progress_bar(label: str, *, enabled: bool = True, clock: Callable[[], float] = time.monotonic

@@ -50,7 +50,7 @@ class Progress:
         return None if rate is None else (self.total - self.done) / rate
 
     def rate_text(self) -> str:
-        """The rate in words ("12.3 requests/s", "1.5 jobs/min"), or "" while it is unknown."""
+        """The rate in words ("12.3 requests/s", "0.025 jobs/s"), or "" while it is unknown."""
         return "" if self.rate is None else rate_text(self.rate, self.unit)
 
     def eta_text(self) -> str:
@@ -143,8 +143,9 @@ def format_seconds(seconds: float) -> str:
 
 
 def rate_text(rate: float, unit: str = "requests") -> str:
-    """A rate in words: per second from 1 a second up ("12.3 requests/s"), else per minute."""
-    return f"{rate:.1f} {unit}/s" if rate >= 1 else f"{60 * rate:.1f} {unit}/min"
+    """A rate per second in words, one decimal from 1 a second up ("12.3 requests/s"), two significant
+    digits below ("0.72 requests/s", "0.0083 jobs/s"), so a slow rate is never shown as 0."""
+    return f"{rate:.1f} {unit}/s" if rate >= 1 else f"{rate:.2g} {unit}/s"
 
 
 def text_bar(fraction: float, *, width: int = BAR_WIDTH) -> str:

@@ -60,7 +60,7 @@ class Bars:
 
 def rate_and_eta(line: str) -> tuple[str, str]:
     """The rate and the ETA a status line shows."""
-    rate = re.search(r"[\d.]+ requests/(s|min)", line)
+    rate = re.search(r"[\d.]+ requests/s", line)
     eta = re.search(r"ETA ([^·]+?)\s*(·|$)", line)
     assert rate and eta, line
     return rate.group(0), eta.group(1)
@@ -115,6 +115,18 @@ def test_a_sweeps_job_rows_show_its_runs_progress_without_nan(tiny_gpt2: Path, c
     [(label, fraction, text)] = sweep.job_rows()
     assert label == "tiny step0" and fraction == 1.0 and "16 of 16 requests" in text and "ETA 0.0 s" in text
     assert not any(NOT_NUMBERS.search(line) for line in sweep.lines()), sweep.lines()
+
+
+def test_an_interruption_after_a_bar_starts_its_own_line(tiny_gpt2: Path, cache_dir: Path, capsys,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted(self: ScoreCache, rows: Any) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ScoreCache, "put_many", interrupted)
+    assert main(["run", "--suite", "semantic", "--construction", "let_alone", "--limit-blocks", "1",
+                 "--chunk", "4", "--model", str(tiny_gpt2)]) == 130
+    err = capsys.readouterr().err
+    assert re.search(r"requests · ETA [^\n]*\ninterrupted: ", err), err
 
 
 # ----- the CLI and the app show the same -----
