@@ -14,7 +14,7 @@ from pfcore.ui.errors import shown_errors
 from pfcore.ui.links import Param, apply, current, opened_query, publish, show_link
 from pfcore.ui.model import scorer
 from pfcore.ui.page import start_page
-from pfcore.ui.progress import UI_CHUNK, format_seconds, plan_caption, progress_callback
+from pfcore.ui.progress import UI_CHUNK, format_seconds, plan_caption, progress_view
 from pfcore.ui.sweep_view import render_sweep_section
 
 INTRO = """Score whole suites with the model in the sidebar and get accuracy with 95% intervals per
@@ -64,7 +64,7 @@ with shown_errors():
                 "**Resume** to continue it from the score cache.")
     if (start or resume) and plan.queue and choice is not None:
         try:
-            run_plan(choice.spec, plan, lambda c, n, t: progress_callback(f"{c.suite} ({n} of {t})"),
+            run_plan(choice.spec, plan, lambda c, n, t: progress_view(f"{c.suite} ({n} of {t})"),
                      scorers=scorer)
         except Exception:
             plan.queue.clear()  # a failed run is not resumable; Stop/leaving the page is

@@ -11,11 +11,11 @@ from streamlit.testing.v1 import AppTest
 from pfcore.items.schema import CONSTRUCTIONS
 from pfcore.models import ModelSpec
 from pfcore.probe import FRAME_EXAMPLE
+from pfcore.progress import ProgressMeter, format_seconds
 from pfcore.scoring.fake import ENABLE_VAR, FAKE_MODEL
 from pfcore.store.model_sizes import extra_models_path
 from pfcore.store.runs import list_runs
 from pfcore.suites.runner import RunConfig, run_suite
-from pfcore.ui.progress import Eta, format_seconds
 from tests.app_helpers import ROOT, TIMEOUT, frame_with, no_errors, page, texts
 
 PROBE_KEY = f"probe_cxn_{FRAME_EXAMPLE}"
@@ -54,9 +54,12 @@ def test_kind_mismatch_is_explained(tiny_bert: Path, cache_dir: Path) -> None:
 
 def test_eta_counts_only_fresh_work() -> None:
     clock = iter([0.0, 10.0])
-    eta = Eta(clock=lambda: next(clock))
-    assert eta.update(40, 100) == "40 of 100 requests · 40 from the score cache"
-    assert eta.update(60, 100) == ("60 of 100 requests · 40 from the score cache · 2.0/s · ETA 20 s")
+    shown: list = []
+    meter = ProgressMeter(shown.append, clock=lambda: next(clock))
+    meter(40, 100)
+    assert shown[-1].text() == "40 of 100 requests · 40 from the score cache · ETA estimating..."
+    meter(60, 100)
+    assert shown[-1].text() == "60 of 100 requests · 40 from the score cache · 2.0 requests/s · ETA 20 s"
     assert format_seconds(185) == "3 min 05 s" and format_seconds(3720) == "1 h 02 min"
     assert format_seconds(0.21) == "0.2 s" and format_seconds(42.4) == "42 s" and format_seconds(-1) == "0.0 s"
 

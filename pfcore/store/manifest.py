@@ -55,13 +55,28 @@ class ItemsRecord:
 
 @dataclass(frozen=True)
 class Timings:
-    """Seconds spent reading items, loading the model (0 when fully cached), scoring, in all."""
+    """Seconds spent reading items, loading the model (0 when fully cached), scoring, in all, summed
+    over the `parts` the run took (a stopped or interrupted run that was resumed took more than one;
+    manifests written before `parts` existed give the last part's seconds alone and read as 1)."""
 
     items_s: float = 0.0
     load_s: float = 0.0
     score_s: float = 0.0
     total_s: float = 0.0
     scored: int = 0  # distinct requests scored (not read from the score cache)
+    parts: int = 1
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Timings:
+        """Timings from their JSON object (keys it does not know are left out)."""
+        timings: Timings = _record(cls, data)
+        return timings
+
+    def plus(self, later: Timings) -> Timings:
+        """These timings and a later part's, summed: the whole run's so far."""
+        return Timings(round(self.items_s + later.items_s, 3), round(self.load_s + later.load_s, 3),
+                       round(self.score_s + later.score_s, 3), round(self.total_s + later.total_s, 3),
+                       self.scored + later.scored, self.parts + later.parts)
 
     @property
     def rate(self) -> float | None:
@@ -96,7 +111,7 @@ class Manifest:
                        model=_record(ModelRecord, data["model"]), scoring=str(data["scoring"]),
                        items=_record(ItemsRecord, data["items"]), settings=dict(data.get("settings") or {}),
                        versions=dict(data.get("versions") or {}), git_commit=data.get("git_commit"),
-                       timings_s=_record(Timings, data.get("timings_s") or {}))
+                       timings_s=Timings.from_json(data.get("timings_s") or {}))
         except (KeyError, TypeError, ValueError) as exc:
             raise InputError(f"not a pfcore run manifest ({type(exc).__name__}: {exc})") from exc
 

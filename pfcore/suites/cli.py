@@ -7,7 +7,7 @@ import json
 import os
 import sys
 
-from pfcore.cli_common import add_checkpoint_args, add_model_args, positive_int, progress_bar, spec_from_args
+from pfcore.cli_common import add_checkpoint_args, add_model_args, positive_int, progress_view, spec_from_args
 from pfcore.errors import InputError
 from pfcore.items.schema import CONSTRUCTIONS
 from pfcore.scoring.methods import ScoringMethod
@@ -83,7 +83,7 @@ def config_from_args(args: argparse.Namespace, suite: str) -> RunConfig:
 def run(args: argparse.Namespace) -> int:
     """Run the suite and print its results."""
     config = config_from_args(args, args.suite)
-    bar = progress_bar(f"{config.suite}", enabled=sys.stderr.isatty() or not args.json)
+    bar = progress_view(f"{config.suite}", enabled=sys.stderr.isatty() or not args.json)
     record = run_suite(spec_from_args(args), config, bar)
     if args.json:
         print(json.dumps(summary_json(record)))
@@ -109,7 +109,7 @@ def trajectory(args: argparse.Namespace) -> int:
     quiet = args.json
     table = run_trajectory(name, points, suites, config_from_args(args, suites[0]),
                            report=lambda msg: _report(msg, quiet),
-                           progress_for=lambda label: progress_bar(label, enabled=not quiet))
+                           progress_for=lambda label: progress_view(label, enabled=not quiet))
     if quiet:
         print(table.to_json(orient="records"))
     else:

@@ -12,6 +12,7 @@ import pandas as pd
 
 from pfcore.models.identity import weights_identity
 from pfcore.models.loading import clear_loaded
+from pfcore.progress import ProgressView
 from pfcore.store.results import load_results, withdraw_run
 from pfcore.suites.base import RunConfig
 from pfcore.suites.checkpoints import Checkpoint, duplicate_checkpoints
@@ -24,7 +25,7 @@ SHOWN = ("record", "step", "model", "revision")  # of each done entry, in the ta
 
 
 def run_trajectory(name: str, points: Sequence[Checkpoint], suites: Sequence[str], config: RunConfig,
-                   report: Report = print, progress_for: Callable[[str], Callable[[int, int], None]] | None = None
+                   report: Report = print, progress_for: Callable[[str], ProgressView] | None = None
                    ) -> pd.DataFrame:
     """Run every suite at every checkpoint that is not done yet with these settings on these weights
     (saying why one runs again), one process per name at a time; returns a table of the runs."""
@@ -66,7 +67,7 @@ def _once(memo: dict[str, str], key: str, compute: Callable[[], str]) -> Callabl
 
 
 def _run(name: str, point: Checkpoint, config: RunConfig, settings: dict[str, object], report: Report,
-         progress_for: Callable[[str], Callable[[int, int], None]] | None) -> Entry:
+         progress_for: Callable[[str], ProgressView] | None) -> Entry:
     """Run one suite at one checkpoint and report its mean accuracy; its done entry."""
     progress = progress_for(f"{point.label} {config.suite}") if progress_for else None
     record = run_suite(point.spec, config, progress, ResultsLabel(name, point.label, point.step))
