@@ -1,12 +1,12 @@
-"""Arguments shared by the sub-commands that load a model, a terminal progress bar, and tables as
-JSON rows."""
+"""Arguments shared by the sub-commands that load a model, a terminal progress bar, tables as
+JSON rows, and the one-or-many JSON layout of the commands that compare models."""
 from __future__ import annotations
 
 import argparse
 import json
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from pfcore.errors import InputError
@@ -100,3 +100,14 @@ def json_rows(df: pd.DataFrame) -> list[dict[str, object]]:
     """A table's rows as JSON-ready dicts (NaN as null, 15 significant digits), for --json output."""
     rows: list[dict[str, object]] = json.loads(df.to_json(orient="records", double_precision=15))
     return rows
+
+
+def envelope(objects: Sequence[object]) -> object:
+    """One model's JSON object as it is, several models' as {"results": [...]}: the --json layout of
+    every command that compares models, and of the app's downloads of the same."""
+    return objects[0] if len(objects) == 1 else {"results": list(objects)}
+
+
+def print_envelope(objects: Sequence[object]) -> None:
+    """Print `envelope(objects)` as one line of strict JSON (no NaN)."""
+    print(json.dumps(envelope(objects), allow_nan=False))

@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from pfcore.analysis.base_rates import base_rates
+from pfcore.cli_common import envelope
 from pfcore.errors import PfcoreError
 from pfcore.models import ModelSpec
 from pfcore.plots.tokens import rises_figure, token_bars_figure
@@ -175,7 +176,7 @@ def verdicts_section(probe: Probe, pairs: Sequence[tuple[str, str]], reduction: 
         download_csv(decisions, "probe_decisions.csv", "Decisions (CSV)")
     with d2:
         objects = [v.as_json(label) for label, v in verdicts.items()]
-        download_json(objects[0] if len(objects) == 1 else {"results": objects}, "probe.json", "Verdict (JSON)")
+        download_json(envelope(objects), "probe.json", "Verdict (JSON)")
     return verdicts
 
 
