@@ -1,5 +1,5 @@
 """Arguments shared by the sub-commands that load a model, a terminal progress bar, tables as
-JSON rows, and the one-or-many JSON layout of the commands that compare models."""
+JSON rows, and the printing of the commands that compare models (pfcore.output's envelope)."""
 from __future__ import annotations
 
 import argparse
@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from pfcore.errors import InputError
 from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
+from pfcore.output import envelope
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -102,12 +103,6 @@ def json_rows(df: pd.DataFrame) -> list[dict[str, object]]:
     return rows
 
 
-def envelope(objects: Sequence[object]) -> object:
-    """One model's JSON object as it is, several models' as {"results": [...]}: the --json layout of
-    every command that compares models, and of the app's downloads of the same."""
-    return objects[0] if len(objects) == 1 else {"results": list(objects)}
-
-
 def print_envelope(objects: Sequence[object]) -> None:
-    """Print `envelope(objects)` as one line of strict JSON (no NaN)."""
+    """Print the models' JSON objects in pfcore.output's envelope, as one line of strict JSON (no NaN)."""
     print(json.dumps(envelope(objects), allow_nan=False))

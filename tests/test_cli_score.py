@@ -10,8 +10,9 @@ import pytest
 from minicons import scorer as mscorer
 
 from pfcore.cli import main
-from pfcore.cli_common import envelope, print_envelope
+from pfcore.cli_common import print_envelope
 from pfcore.models import ModelSpec, load_model
+from pfcore.output import envelope
 
 PREFIX = "I couldn't lift a tiny rock, let alone a huge one."
 CONT = "Lifting a tiny rock is easier than lifting a huge one."

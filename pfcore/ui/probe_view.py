@@ -10,9 +10,9 @@ import pandas as pd
 import streamlit as st
 
 from pfcore.analysis.base_rates import base_rates
-from pfcore.cli_common import envelope
 from pfcore.errors import PfcoreError
 from pfcore.models import ModelSpec
+from pfcore.output import envelope
 from pfcore.plots.tokens import rises_figure, token_bars_figure
 from pfcore.plots.words import checkpoint_figure, word_curves_figure
 from pfcore.probe import FRAME_EXAMPLE, Probe, analyze_sentence, probe_sentence, score_manipulations, score_probe
