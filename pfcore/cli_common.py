@@ -16,6 +16,8 @@ from pfcore.output import envelope
 if TYPE_CHECKING:
     import pandas as pd
 
+    from pfcore.store.results import DuplicateCheckpoint
+
 MAX_MODELS = 4  # models one command compares side by side
 
 
@@ -106,3 +108,9 @@ def json_rows(df: pd.DataFrame) -> list[dict[str, object]]:
 def print_envelope(objects: Sequence[object]) -> None:
     """Print the models' JSON objects in pfcore.output's envelope, as one line of strict JSON (no NaN)."""
     print(json.dumps(envelope(objects), allow_nan=False))
+
+
+def duplicate_warning(duplicate: DuplicateCheckpoint, *, excluded: bool) -> str:
+    """The command line's warning of a checkpoint whose weights repeat an earlier step's."""
+    how = "excluded" if excluded else "exclude it with `pfcore analyze fdcorr --drop-duplicate-checkpoints`"
+    return f"warning: {duplicate.finding()} ({how})"
