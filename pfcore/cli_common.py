@@ -16,7 +16,7 @@ from pfcore.output import envelope
 if TYPE_CHECKING:
     import pandas as pd
 
-    from pfcore.store.results import DuplicateCheckpoint
+    from pfcore.suites.checkpoints import DuplicateCheckpoint
 
 MAX_MODELS = 4  # models one command compares side by side
 

@@ -12,7 +12,9 @@ import pytest
 from pfcore.analysis.fdcorr import fd_correlation
 from pfcore.analysis.trajectories import fd_choices
 from pfcore.cli import main
-from pfcore.store.results import RESULT_COLUMNS, append_results, duplicate_checkpoints, load_results
+from pfcore.store.result_rows import RESULT_COLUMNS
+from pfcore.store.results import append_results, load_results
+from pfcore.suites.checkpoints import duplicate_checkpoints
 from tests.tiny_models import build_checkpoint_series
 
 

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from pfcore.analysis.regions import Level, read_stimuli_file, stimuli_table
 from pfcore.cli_common import (
     add_model_args,
     json_rows,
@@ -28,6 +27,7 @@ from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import Request, RequestScorer, TokenScores, check_length, finite
 from pfcore.scoring.words import ScoredText, score_texts
 from pfcore.store.cache import ScoreCache, through_cache
+from pfcore.suites.stimuli import Level, read_stimuli_file, stimuli_table
 
 TOP_K = 5
 

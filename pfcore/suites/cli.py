@@ -18,8 +18,8 @@ from pfcore.cli_common import (
 from pfcore.errors import InputError
 from pfcore.items.schema import CONSTRUCTIONS
 from pfcore.scoring.methods import ScoringMethod
-from pfcore.store.results import duplicate_checkpoints, load_results
-from pfcore.suites.checkpoints import checkpoints, series_name
+from pfcore.store.results import load_results
+from pfcore.suites.checkpoints import checkpoints, duplicate_checkpoints, series_name
 from pfcore.suites.registry import SUITES
 from pfcore.suites.report import main_table, summary_json
 from pfcore.suites.runner import RunConfig, run_suite
