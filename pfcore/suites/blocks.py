@@ -135,7 +135,7 @@ class SuiteLayout:
     correct_label: str | None
 
 
-LAYOUTS = {
+LAYOUTS: dict[str, SuiteLayout] = {
     SuiteName.SEMANTIC: SuiteLayout(
         "Semantic (meaning)", "Condition", "Block", "One block, scored",
         "**Rows**: log-odds = log P(*easier*) − log P(*harder*) of the follow-up given the context.",
