@@ -8,7 +8,8 @@ from pfcore.plots.accuracy import accuracy_bars_figure
 from pfcore.store.runs import find_run, list_runs, load_run
 from pfcore.suites.registry import PAIRED_FOCUS, get_suite, suites_for
 from pfcore.suites.report import headline_filters, run_label, shown_summary, summary_json
-from pfcore.suites.runner import PlanState, estimate_plan, plan_configs, run_plan
+from pfcore.suites.run_control import NoticeLevel, Press, RunControl
+from pfcore.suites.runner import PlanState, estimate_plan, plan_configs
 from pfcore.ui.downloads import chart, download_csv, download_json
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.links import Param, apply, current, opened_query, publish, show_link
@@ -22,6 +23,8 @@ construction and filter, as in the paper's tables. Every score is saved to the s
 computed: **Stop** any time, and **Resume** (or Run again) continues where it stopped; what was
 scored once is never scored again. Results are saved under `cache/runs/` as CSV tables and a
 manifest."""
+
+SHOW = {NoticeLevel.INFO: st.info, NoticeLevel.WARNING: st.warning, NoticeLevel.SUCCESS: st.success}
 
 choice = start_page("Run", INTRO)
 state = st.session_state
@@ -45,35 +48,19 @@ with shown_errors():
     if choice is not None:
         estimate = estimate_plan(choice.spec, configs, runs)
         st.caption(plan_caption(estimate))
+    control = RunControl(PlanState(state.run_queue, state.run_finished))
+    has_model = choice is not None
     b1, b2, b3, _ = st.columns([1, 1, 1, 4])
-    start = b1.button("Run", type="primary", disabled=choice is None, key="run_start")
+    start = b1.button("Run", type="primary", disabled=not control.can_run(has_model=has_model), key="run_start")
     stop = b2.button("Stop", key="run_stop")
-    resume = b3.button("Resume", disabled=not state.run_queue or choice is None, key="run_resume")
-    if choice is None:
-        st.info("Load a model in the sidebar to run the suites.")
-    if start:
-        state.run_queue, state.run_finished = list(configs), []
-    plan = PlanState(state.run_queue, state.run_finished)
-    if stop and plan.queue:
-        st.warning(f"Stopped. {len(plan.queue)} suite run(s) left; everything scored so far is in "
-                   "the score cache. Press **Resume** to continue where it stopped.")
-    elif stop:
-        st.info("Nothing is running.")
-    elif plan.queue and not (start or resume):
-        st.info(f"An unfinished run is waiting ({', '.join(c.suite for c in plan.queue)}): press "
-                "**Resume** to continue it from the score cache.")
-    if (start or resume) and plan.queue and choice is not None:
-        try:
-            run_plan(choice.spec, plan, lambda c, n, t: progress_view(f"{c.suite} ({n} of {t})"),
-                     scorers=scorer)
-        except Exception:
-            plan.queue.clear()  # a failed run is not resumable; Stop/leaving the page is
-            raise
-        for record in plan.finished:
-            st.success(f"{record.manifest.suite}: {record.manifest.items.count:,} items scored in "
-                       f"{format_seconds(record.manifest.timings_s.total_s)}.")
-        if plan.finished:
-            state.run_pick = str(plan.finished[-1].path)  # set, not cleared: the browser keeps a cleared pick
+    resume = b3.button("Resume", disabled=not control.can_resume(has_model=has_model), key="run_resume")
+    step = control.step(Press.of(run=start, stop=stop, resume=resume), configs=configs,
+                        spec=choice.spec if choice else None, duration=format_seconds,
+                        progress_for=lambda c, n, t: progress_view(f"{c.suite} ({n} of {t})"), scorers=scorer)
+    for notice in step.notices:
+        SHOW[notice.level](notice.text)
+    if step.newest is not None:
+        state.run_pick = str(step.newest.path)  # set, not cleared: the browser keeps a cleared pick
 
 render_sweep_section()  # before Results, which stops the page when there are no runs yet
 

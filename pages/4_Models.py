@@ -9,7 +9,7 @@ from pfcore.analysis.model_tables import (
     side_by_side,
     sizes_to_edit,
 )
-from pfcore.analysis.models import PAPER_RHO, accuracy_data, accuracy_parameter_rho
+from pfcore.analysis.models import PAPER_RHO, Origin, accuracy_data, accuracy_parameter_rho
 from pfcore.analysis.reference import TABLES
 from pfcore.models.spec import DEFAULT_MODEL_TITLE
 from pfcore.plots.accuracy import accuracy_vs_parameters_figure, mark_own_runs
@@ -32,10 +32,10 @@ with shown_errors():
                          key="models_table")
     runs = list_runs()
     shown = side_by_side(table, runs)
-    if table != "Table 9" and not (shown["origin"] == "your run").any():
+    if table != "Table 9" and not (shown["origin"] == Origin.RUN).any():
         st.info("None of your runs fits this table yet: run the matching suite on the **Run** page "
                 "(semantic for Tables 5-6, syntactic for 7, Global Affinity for 8).")
-    if table in TABLE_NOTES and (shown["origin"] == "your run").any():
+    if table in TABLE_NOTES and (shown["origin"] == Origin.RUN).any():
         st.info(TABLE_NOTES[table])
     st.dataframe(shown, hide_index=True, height=420)
     download_csv(shown, f"{table.replace(' ', '_').lower()}_with_runs.csv", "Download this table (CSV)")
@@ -58,7 +58,7 @@ with shown_errors():
     rho = accuracy_parameter_rho(fig_data.data)
     figure = accuracy_vs_parameters_figure(models)
     figure.update_layout(title="Figure 1: semantic accuracy (plausible items) against parameters, the paper's 36 "
-                               "models" + (" and your runs" if (fig_data.data["origin"] == "run").any() else ""))
+                               "models" + (" and your runs" if (fig_data.data["origin"] == Origin.RUN).any() else ""))
     chart(mark_own_runs(figure, OWN_SUFFIX), "accuracy_vs_parameters.html", key="models_figure")
     paper_rho = accuracy_parameter_rho(accuracy_data("paper"))
     st.markdown(f"Spearman's ρ between average accuracy and parameter count: **{rho.rho:.3f}** "

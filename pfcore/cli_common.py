@@ -1,21 +1,25 @@
 """Arguments shared by the sub-commands that load a model, the terminal's progress bar (a view of
-pfcore.progress.Progress), and tables as JSON rows."""
+pfcore.progress.Progress), tables as JSON rows, and the printing of the commands that compare models
+(pfcore.output's envelope)."""
 from __future__ import annotations
 
 import argparse
 import json
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from pfcore.errors import InputError
 from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
+from pfcore.output import envelope
 from pfcore.progress import Progress, ProgressMeter, ProgressView, text_bar, throttled
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from pfcore.suites.checkpoints import DuplicateCheckpoint
 
 MAX_MODELS = 4  # models one command compares side by side
 
@@ -115,3 +119,14 @@ def json_rows(df: pd.DataFrame) -> list[dict[str, object]]:
     """A table's rows as JSON-ready dicts (NaN as null, 15 significant digits), for --json output."""
     rows: list[dict[str, object]] = json.loads(df.to_json(orient="records", double_precision=15))
     return rows
+
+
+def print_envelope(objects: Sequence[object]) -> None:
+    """Print the models' JSON objects in pfcore.output's envelope, as one line of strict JSON (no NaN)."""
+    print(json.dumps(envelope(objects), allow_nan=False))
+
+
+def duplicate_warning(duplicate: DuplicateCheckpoint, *, excluded: bool) -> str:
+    """The command line's warning of a checkpoint whose weights repeat an earlier step's."""
+    how = "excluded" if excluded else "exclude it with `pfcore analyze fdcorr --drop-duplicate-checkpoints`"
+    return f"warning: {duplicate.finding()} ({how})"

@@ -10,7 +10,9 @@ import pytest
 from minicons import scorer as mscorer
 
 from pfcore.cli import main
+from pfcore.cli_common import print_envelope
 from pfcore.models import ModelSpec, load_model
+from pfcore.output import envelope
 
 PREFIX = "I couldn't lift a tiny rock, let alone a huge one."
 CONT = "Lifting a tiny rock is easier than lifting a huge one."
@@ -57,3 +59,13 @@ def test_default_model_sum_matches_minicons(default_model_cache: Path) -> None:
     expected = ref.conditional_score(PREFIX, CONT, reduction=lambda x: x.sum(0).item())[0]
     assert out["model"] == "smollm2-135m-instruct-q4_1"
     assert out["sum_logprob"] == pytest.approx(expected, abs=1e-4)
+
+
+def test_one_model_is_its_object_and_several_are_results(capsys: pytest.CaptureFixture[str]) -> None:
+    one, two = {"model": "a", "value": 1.5}, {"model": "b", "value": -0.5}
+    assert envelope([one]) is one
+    assert envelope([one, two]) == {"results": [one, two]}
+    print_envelope([one, two])
+    assert json.loads(capsys.readouterr().out) == {"results": [one, two]}
+    with pytest.raises(ValueError):  # strict JSON: a NaN is refused, never printed
+        print_envelope([{"value": float("nan")}])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 import pandas as pd
@@ -11,6 +12,7 @@ import pandas as pd
 from pfcore.analysis.models import (
     PREDICTORS,
     RUN_SOURCE_PREFIX,
+    Origin,
     accuracy_data,
     fit_mixed,
     model_info,
@@ -27,11 +29,16 @@ from pfcore.store.runs import RunRecord
 TABLE_RUNS = {"Table 5": ("semantic", "aligned", 100.0), "Table 6": ("semantic", "aligned", 100.0),
               "Table 7": ("syntax", "Avg_Test", 100.0), "Table 8": ("affinity", "all", 1.0)}
 PLL = ("pll-original", "pll-l2r")
-OWN_SUFFIX = " (your run)"
-PAPER_AFFINITY_WORDS = dict(load_lexicon().paper.affinity_words)  # the words Table 8 averages, where not all
+OWN_SUFFIX = f" ({Origin.RUN})"
 TABLE_NOTES = {"Table 8": "Your runs' Global Affinity is averaged over the fixed words the paper averaged (for "
                           "not to mention: 'not' and 'mention', as the authors' code scores them) and over "
                           "sentences, with a normal interval over per-sentence means; the paper's ± is its own."}
+
+
+@cache
+def paper_affinity_words() -> dict[str, tuple[str, ...]]:
+    """The words Table 8 averages, where not all (from the shipped lexicon, read on first use)."""
+    return dict(load_lexicon().paper.affinity_words)
 
 
 def _own_rows(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
@@ -64,7 +71,7 @@ def _affinity_on_paper_words(record: RunRecord) -> dict[str, tuple[float, int]]:
     rows = record.tables["rows"]
     out = {}
     for construction, part in rows.groupby("construction", sort=False):
-        words = PAPER_AFFINITY_WORDS.get(str(construction))
+        words = paper_affinity_words().get(str(construction))
         kept = part[part["word"].isin(words)] if words else part
         per_item = kept.groupby("item_id")["affinity"].mean()
         out[str(construction)] = (float(per_item.mean()), len(per_item))
@@ -86,7 +93,7 @@ def side_by_side(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
         wide["avg"] = wide["avg"].fillna(wide[list(PF_CONSTRUCTIONS)].mean(axis=1, skipna=False).round(1))
     order = [c for c in (*PF_CONSTRUCTIONS, "avg") if c in wide.columns]
     wide = wide[["model", *order, "source"]]
-    wide["origin"] = np.where(wide["source"].str.startswith(RUN_SOURCE_PREFIX), "your run", "paper")
+    wide["origin"] = np.where(wide["source"].str.startswith(RUN_SOURCE_PREFIX), Origin.RUN, Origin.PAPER)
     return wide
 
 
@@ -130,7 +137,7 @@ def figure_data(results: pd.DataFrame, include_runs: bool) -> FigureData:
     if not set(run_models(usable)):
         return FigureData(accuracy_data("paper"), left_out, partial)
     data = accuracy_data("both", usable, extra)
-    own = data["origin"] == "run"
+    own = data["origin"] == Origin.RUN
     data.loc[own, "model"] = data.loc[own, "model"] + OWN_SUFFIX
     return FigureData(data, left_out, partial)
 
@@ -138,7 +145,7 @@ def figure_data(results: pd.DataFrame, include_runs: bool) -> FigureData:
 def figure_models(data: pd.DataFrame) -> pd.DataFrame:
     """Per-model averages for Figure 1; own runs get their own legend entry."""
     models = per_model_average(data)
-    own = models["origin"] == "run"
+    own = models["origin"] == Origin.RUN
     models.loc[own, "model_type"] = models.loc[own, "model_type"] + OWN_SUFFIX
     return models
 
@@ -176,7 +183,7 @@ def mixed_tables(results: pd.DataFrame) -> MixedTables:
     paper = mixed_table(accuracy_data("paper"), PAPER)
     both = figure_data(results, include_runs=True)
     own = tuple(sorted(m.removesuffix(OWN_SUFFIX)
-                       for m in both.data.loc[both.data["origin"] == "run", "model"].unique()))
+                       for m in both.data.loc[both.data["origin"] == Origin.RUN, "model"].unique()))
     if not own:
         return MixedTables(paper, (), both.left_out)
     label = f"paper + your runs ({len(own)} model(s); sizes from Table 9 or {extra_models_path().name})"

@@ -1,7 +1,8 @@
 """What identifies a model to load: name or path, revision, dtype, device and kind."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import os
+from dataclasses import asdict, dataclass, replace
 from typing import Literal
 
 # The embedded default: SmolLM2-135M-Instruct, quantized to 4 bits (Q4_1) in its GGUF file and
@@ -37,3 +38,18 @@ class ModelSpec:
     def label(self) -> str:
         """Short human label: name, plus @revision when one is set."""
         return f"{self.name}@{self.revision}" if self.revision else self.name
+
+    def with_label(self, label: str) -> ModelSpec:
+        """The spec of the model a label names, with this one's kind, precision and device (see `split_label`)."""
+        name, revision = split_label(label)
+        return replace(self, name=name, revision=revision)
+
+
+def split_label(label: str) -> tuple[str, str | None]:
+    """A label's model name and revision, the inverse of `ModelSpec.label`: "name@revision" splits at
+    its last "@" (a hub id holds none, a local path may); a file or folder that exists, or a text with
+    nothing before its "@", is a name alone."""
+    name, _, revision = label.rpartition("@")
+    if not name or os.path.exists(os.path.expanduser(label)):  # never raises, unlike Path.exists
+        return label, None
+    return name, revision or None

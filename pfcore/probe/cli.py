@@ -15,7 +15,7 @@ from contextlib import closing, nullcontext
 import pandas as pd
 
 from pfcore.analysis.base_rates import base_rates, describe_base_rates
-from pfcore.cli_common import add_checkpoint_args, add_model_args, json_rows, specs_from_args
+from pfcore.cli_common import add_checkpoint_args, add_model_args, json_rows, print_envelope, specs_from_args
 from pfcore.errors import InputError
 from pfcore.models.loading import clear_loaded
 from pfcore.models.spec import ModelSpec
@@ -128,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
              for spec in specs}
     if args.json:
         objects = [_json(spec.label, r, rates[spec.label], proposal, args) for spec, r in results]
-        print(json.dumps(objects[0] if len(objects) == 1 else {"results": objects}, allow_nan=False))
+        print_envelope(objects)
     else:
         print("\n\n".join(_text(spec.label, r, rates[spec.label], proposal, args) for spec, r in results))
     return 0

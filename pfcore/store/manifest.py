@@ -17,31 +17,32 @@ from typing import Any
 
 from pfcore import __version__
 from pfcore.errors import InputError
-from pfcore.models.spec import ALIASES
+from pfcore.models.spec import ModelSpec
 from pfcore.paths import REPO_ROOT, ReadKind, read_bounded
 
 
 @dataclass(frozen=True)
-class ModelRecord:
-    """The model a run scored with and where it was loaded from."""
+class ModelRecord(ModelSpec):
+    """The model a run scored with (its ModelSpec, so one label and one alias rule) and where it
+    was loaded from. Its JSON is the spec's fields, then `source` and `weights_sha256`."""
 
-    name: str
-    revision: str | None = None
-    dtype: str = "float32"
-    device: str = "cpu"
-    kind: str = "causal"
-    trust_remote_code: bool = False
     source: str = ""
     weights_sha256: str = ""  # the weight files' content (a hub id: its local snapshot's): what the checkpoint is
 
-    def __post_init__(self) -> None:
-        """Records written under an earlier name of the default model read back under its name now."""
-        object.__setattr__(self, "name", ALIASES.get(self.name, self.name))
+    @classmethod
+    def of(cls, spec: ModelSpec, *, source: str, weights_sha256: str) -> ModelRecord:
+        """The record of a spec loaded from `source`, with its weights' digest."""
+        return cls(**{f.name: getattr(spec, f.name) for f in fields(ModelSpec)}, source=source,
+                   weights_sha256=weights_sha256)
 
-    @property
-    def label(self) -> str:
-        """Name, plus @revision when one is set."""
-        return f"{self.name}@{self.revision}" if self.revision else self.name
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ModelRecord:
+        """The record from a manifest's `model` object; its `name` is required (the spec's default
+        model would stand in for a missing one)."""
+        if isinstance(data, Mapping) and "name" not in data:
+            raise KeyError("model name")
+        record: ModelRecord = _record(cls, data)
+        return record
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,7 @@ class Manifest:
         """The manifest from manifest.json's data; InputError naming what is missing or malformed."""
         try:
             return cls(run_id=str(data["run_id"]), created=str(data["created"]), suite=str(data["suite"]),
-                       model=_record(ModelRecord, data["model"]), scoring=str(data["scoring"]),
+                       model=ModelRecord.from_json(data["model"]), scoring=str(data["scoring"]),
                        items=_record(ItemsRecord, data["items"]), settings=dict(data.get("settings") or {}),
                        versions=dict(data.get("versions") or {}), git_commit=data.get("git_commit"),
                        timings_s=Timings.from_json(data.get("timings_s") or {}))

@@ -180,8 +180,7 @@ def _manifest(suite: Suite, spec: ModelSpec, config: RunConfig, method: ScoringM
     settings["reduction"] = suite.reduction(config, method)
     settings["first_token"] = ("BOS prepended, first word scored" if config.bos
                                else "no BOS: first token of a whole sentence unscored (minicons default)")
-    model = ModelRecord(spec.name, spec.revision, spec.dtype, spec.device, spec.kind, spec.trust_remote_code,
-                        resolve_source(spec)[0], weights_identity(spec))
+    model = ModelRecord.of(spec, source=resolve_source(spec)[0], weights_sha256=weights_identity(spec))
     return Manifest(
         run_id=new_run_id(config.suite, spec.label), created=now_iso(), suite=config.suite, model=model,
         scoring=method.value, settings=settings,

@@ -13,9 +13,9 @@ import pandas as pd
 from pfcore.models.identity import weights_identity
 from pfcore.models.loading import clear_loaded
 from pfcore.progress import ProgressView
-from pfcore.store.results import load_results, withdraw_run
+from pfcore.store.results import withdraw_run
 from pfcore.suites.base import RunConfig
-from pfcore.suites.checkpoints import Checkpoint, duplicate_checkpoints
+from pfcore.suites.checkpoints import Checkpoint
 from pfcore.suites.runner import ResultsLabel, run_suite
 from pfcore.suites.settings import item_set, run_settings
 from pfcore.suites.trajectory_state import Entry, load_state, save_state, why_again, writing
@@ -51,8 +51,6 @@ def run_trajectory(name: str, points: Sequence[Checkpoint], suites: Sequence[str
                     report(f"{point.label} {suite}: the rows of the earlier run ({Path(before['record']).name}) "
                            "left the results table; its record is kept")
             clear_loaded()  # one checkpoint in memory at a time
-    for duplicate in duplicate_checkpoints(load_results(), name):
-        report(f"warning: {duplicate.warning()}")
     return pd.DataFrame([{"checkpoint": k.split("|")[0], "suite": k.split("|")[1],
                           **{f: v.get(f) for f in SHOWN}} for k, v in done.items()])
 

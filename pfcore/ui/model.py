@@ -3,14 +3,14 @@ factory (every page, the Run page included, scores through `scorer`)."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 
 import streamlit as st
 
 from pfcore.errors import ModelLoadError, PfcoreError
 from pfcore.models import DEFAULT_MODEL, LoadedModel, ModelSpec, load_model
-from pfcore.models.spec import DEFAULT_MODEL_TITLE, DTYPES
+from pfcore.models.spec import DEFAULT_MODEL_TITLE, DTYPES, split_label
 from pfcore.scoring.factory import LazyScorer, make_scorer
 from pfcore.scoring.fake import FAKE_MODEL, FakeScorer, fake_enabled
 from pfcore.scoring.methods import ScoringMethod, text_method
@@ -102,8 +102,8 @@ def apply_models_link(query: dict[str, list[str]]) -> list[str]:
     models = [m.strip() for m in query.get("models", []) if m.strip()]
     if not models:
         return []
-    name, _, revision = models[0].partition("@")
-    wanted = {"model_name": (name, DEFAULT_MODEL), "model_revision": (revision, ""),
+    name, revision = split_label(models[0])
+    wanted = {"model_name": (name, DEFAULT_MODEL), "model_revision": (revision or "", ""),
               "model_compare": (models[1:MAX_COMPARED + 1], [])}
     for key, (value, default) in wanted.items():
         if st.session_state.get(key, default) != value:  # writing what the widget shows anyway makes streamlit warn
@@ -127,9 +127,7 @@ def compare_picker(primary: ModelSpec) -> tuple[ModelSpec, ...]:
         help=f"up to {MAX_COMPARED} more models, one per entry: a hub id (add @revision, e.g. "
              "EleutherAI/pythia-160m@step1000), a local folder or a .gguf file; each loads only when a "
              "score is not in the score cache, and at most two stay in memory")
-    return tuple(replace(primary, name=name.rpartition("@")[0] or name, revision=name.rpartition("@")[2] or None)
-                 if "@" in name else replace(primary, name=name, revision=None)
-                 for name in picked if name.strip() and name != primary.label)
+    return tuple(primary.with_label(label) for label in picked if label.strip() and label != primary.label)
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)

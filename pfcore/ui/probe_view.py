@@ -12,6 +12,7 @@ import streamlit as st
 from pfcore.analysis.base_rates import base_rates
 from pfcore.errors import PfcoreError
 from pfcore.models import ModelSpec
+from pfcore.output import envelope
 from pfcore.plots.tokens import rises_figure, token_bars_figure
 from pfcore.plots.words import checkpoint_figure, word_curves_figure
 from pfcore.probe import FRAME_EXAMPLE, Probe, analyze_sentence, probe_sentence, score_manipulations, score_probe
@@ -175,7 +176,7 @@ def verdicts_section(probe: Probe, pairs: Sequence[tuple[str, str]], reduction: 
         download_csv(decisions, "probe_decisions.csv", "Decisions (CSV)")
     with d2:
         objects = [v.as_json(label) for label, v in verdicts.items()]
-        download_json(objects[0] if len(objects) == 1 else {"results": objects}, "probe.json", "Verdict (JSON)")
+        download_json(envelope(objects), "probe.json", "Verdict (JSON)")
     return verdicts
 
 
