@@ -33,6 +33,7 @@ from pfcore.scoring.requests import (
     check_length,
     reduce_all,
 )
+from pfcore.scoring.serial import model_lock
 from pfcore.scoring.words import begins_word, pack_bow, text_ids, token_spans
 
 log = logging.getLogger(__name__)
@@ -297,7 +298,8 @@ class CausalScorer:
         index_b = torch.tensor([b for b, _ in rows])
         index_q = torch.tensor([q for _, q in rows])
         picks = _Picks.of(packs, extras.begins_word)
-        flat = self._target_logprobs(ids.to(dev), kwargs, index_b.to(dev), index_q.to(dev), picks, extras)
+        with model_lock(self.model):  # one forward pass at a time per model, first come first served
+            flat = self._target_logprobs(ids.to(dev), kwargs, index_b.to(dev), index_q.to(dev), picks, extras)
         members = iter(flat.split(picks))
         return [[next(members) for _ in p.member_slices] for p in packs]
 
