@@ -1,8 +1,10 @@
 """`python -m pfcore.ui.serve [streamlit options]`: serve the explorer (what `make app` runs).
 
-The server starts loading the default model in a background thread at once, so that the import of
-torch and transformers and the load overlap the browser connecting; the page's own loader then
-finds the model loaded (or waits for the load in progress) instead of starting it."""
+The server starts a warm-up thread at once: it loads the default model and builds the scorer
+every session shares, so that the import of torch and transformers, the load and the scorer's
+one-time work overlap the browser connecting. The Home page does not wait for it (its sidebar says
+the model is loading); a page that scores finds the model and its scorer ready, or waits for the
+warm-up in progress instead of starting its own."""
 from __future__ import annotations
 
 import sys
@@ -10,17 +12,24 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from pfcore.models import ModelSpec, load_model
+from pfcore.models import ModelSpec
 from pfcore.paths import REPO_ROOT
+from pfcore.scoring.factory import shared_scorer
+from pfcore.scoring.methods import text_method
+from pfcore.scoring.requests import Request
 
 APP = REPO_ROOT / "app.py"
+WARM_UP_TEXT = "The explorer is getting ready."  # scored once, outside the score cache
 
 
-def warm_up() -> None:
-    """Load the default model into the process's model cache; a failure is left for the page,
-    which reports it in the sidebar."""
+def warm_up(spec: ModelSpec | None = None) -> None:
+    """Load a model (the default), build the scorer the sessions share (its checks and word-start
+    tokens) and run one text through it and its word variant; a failure is left for the page, which
+    reports it in the sidebar."""
+    spec = spec or ModelSpec()
     try:
-        load_model(ModelSpec())
+        scorer = shared_scorer(spec, text_method(spec.kind))
+        (scorer.bow_scorer() or scorer).score([Request("", WARM_UP_TEXT)])
     except Exception:  # noqa: BLE001 - the page shows the same failure with its message
         return
 
