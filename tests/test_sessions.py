@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import torch
 
+from pfcore.errors import InputError
 from pfcore.models import ModelSpec, clear_loaded
 from pfcore.names import ModelKind
 from pfcore.scoring.factory import shared_scorer
@@ -124,3 +125,54 @@ def test_the_sessions_share_one_scorer_per_model_and_method(tiny_gpt2: Path, cac
     clear_loaded()  # the model is loaded again: its scorer is built again, on the new model
     after = shared_scorer(spec, text_method(ModelKind.CAUSAL))
     assert after is not before and after.loaded is not before.loaded  # type: ignore[attr-defined]
+
+
+def sessions_at_once(scorer: object, sessions: dict[str, list[Request]]) -> tuple[dict[str, object], list[int]]:
+    """Each session's results (or error) when all ask while the model is busy, and the sizes of
+    the scoring calls made."""
+    together = scorer._together  # type: ignore[attr-defined]
+    calls: list[int] = []
+    results: dict[str, object] = {}
+    score_now = together._score
+    together._score = lambda requests: (calls.append(len(requests)), score_now(requests))[1]
+
+    def session(name: str) -> None:
+        try:
+            results[name] = scorer.score(sessions[name])  # type: ignore[attr-defined]
+        except Exception as exc:  # noqa: BLE001 - a failing session's error is what is checked
+            results[name] = exc
+
+    try:
+        with together._lock:  # the model is busy: the sessions queue behind it
+            threads = [threading.Thread(target=session, args=(name,)) for name in sessions]
+            for number, thread in enumerate(threads, start=1):
+                thread.start()
+                while len(together._waiting) < number:
+                    threading.Event().wait(0.001)
+        for thread in threads:
+            thread.join(30)
+    finally:
+        together._score = score_now
+    return results, calls
+
+
+@pytest.mark.parametrize("kind", [ModelKind.CAUSAL, ModelKind.MASKED])
+def test_sessions_waiting_for_the_model_are_scored_together(
+        kind: ModelKind, tiny_gpt2: Path, tiny_bert: Path, cache_dir: Path) -> None:
+    """Sessions that ask while the model is busy are scored in one call, each getting its own
+    results; a request that cannot be scored fails its own session only."""
+    clear_loaded()
+    spec = ModelSpec(name=str(tiny_gpt2 if kind is ModelKind.CAUSAL else tiny_bert), kind=kind.value)
+    scorer = shared_scorer(spec, text_method(kind))
+    alone = {"first": scorer.score(FIRST), "second": scorer.score(SECOND)}
+    results, calls = sessions_at_once(scorer, {"first": FIRST, "second": SECOND})
+    assert calls == [len(FIRST) + len(SECOND)]
+    for name, expected in alone.items():
+        got = results[name]
+        assert [s.token_ids for s in got] == [s.token_ids for s in expected]  # type: ignore[attr-defined]
+        for a, b in zip(got, expected):  # type: ignore[call-overload]
+            np.testing.assert_allclose(a.logprobs, b.logprobs, rtol=0, atol=1e-6)
+    results, calls = sessions_at_once(scorer, {"first": FIRST, "bad": [Request("", "")], "second": SECOND})
+    assert calls == [len(FIRST) + 1 + len(SECOND), len(FIRST), 1, len(SECOND)]  # together, then each alone
+    assert isinstance(results["bad"], InputError)
+    assert [s.token_ids for s in results["second"]] == [s.token_ids for s in alone["second"]]  # type: ignore[attr-defined]

@@ -2,12 +2,17 @@
 one at a time, in the order they were asked for (one first-come, first-served lock per model). So
 sessions never meet inside the model (the masked scorer's output-layer hook would read another
 session's rows), never fight over the cores with a forward pass each, and none is overtaken by
-later arrivals: each waits only for the passes asked for before its own."""
+later arrivals. Score calls that wait for the model meanwhile are served together, in one call
+(`Together`): on a CPU, a forward pass reads every weight whether it scores one sentence or twenty."""
 from __future__ import annotations
 
 import threading
 import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from types import TracebackType
+
+from pfcore.scoring.requests import Request, TokenScores
 
 
 class FairLock:
@@ -63,3 +68,56 @@ def model_lock(model: object) -> FairLock:
         if lock is None:
             lock = _LOCKS[model] = FairLock()
         return lock
+
+
+@dataclass(eq=False)
+class _Call:
+    """One caller's requests, and what scoring them gave (results, or the error)."""
+
+    requests: list[Request]
+    results: list[TokenScores] | None = None
+    error: BaseException | None = None
+    done: bool = field(default=False)
+
+
+class Together:
+    """Score calls from many threads, served together: a call joins those waiting for the model's
+    lock, and the first of them to get it scores all their requests in one call; each caller gets
+    back its own results, in its own order. If that call fails, each waiting call is scored alone,
+    so one session's bad request fails that session only."""
+
+    def __init__(self, lock: FairLock, score: Callable[[list[Request]], list[TokenScores]]) -> None:
+        self._lock, self._score = lock, score
+        self._waiting: list[_Call] = []
+        self._waiting_lock = threading.Lock()
+
+    def score(self, requests: Sequence[Request]) -> list[TokenScores]:
+        """Scores of these requests (scored with whatever other calls are waiting now)."""
+        call = _Call(list(requests))
+        with self._waiting_lock:
+            self._waiting.append(call)
+        with self._lock:
+            if not call.done:  # nobody took this call along: serve it, and everyone waiting
+                with self._waiting_lock:
+                    calls, self._waiting = self._waiting, []
+                self._serve([call, *(c for c in calls if c is not call)])
+        if call.error is not None:
+            raise call.error
+        assert call.results is not None
+        return call.results
+
+    def _serve(self, calls: list[_Call]) -> None:
+        """Score the calls in one go (alone, one by one, if that fails); mark each done."""
+        try:
+            found = self._score([r for c in calls for r in c.requests])
+        except Exception as exc:  # noqa: BLE001 - the error belongs to one caller: find whose
+            if len(calls) == 1:
+                calls[0].error, calls[0].done = exc, True
+                return
+            for call in calls:
+                self._serve([call])
+            return
+        start = 0
+        for call in calls:
+            call.results, call.done = found[start:start + len(call.requests)], True
+            start += len(call.requests)
