@@ -2,7 +2,7 @@
 import streamlit as st
 
 from pfcore.ui.errors import shown_errors
-from pfcore.ui.model import model_loading
+from pfcore.ui.model import model_loading, wait_for_model
 from pfcore.ui.page import PAGES, start_page
 
 INTRO = """
@@ -24,3 +24,4 @@ with shown_errors():
     if choice is None and not model_loading():
         st.warning("No model is loaded: fix the model in the sidebar. The Models page works "
                    "without one.")
+wait_for_model()

@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +19,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 from pfcore.errors import ModelLoadError
 from pfcore.items import default_items
 from pfcore.models import LoadedModel, ModelSpec, clear_loaded, load_model
-from pfcore.models.loading import load_converted
+from pfcore.models.loading import being_loaded, load_converted, loaded_now
 from pfcore.models.spec import _gpu_build
 from pfcore.names import ModelKind
 from pfcore.scoring.causal import CausalScorer
@@ -134,11 +135,13 @@ def test_the_device_choice_does_not_import_torch() -> None:
 
 @pytest.mark.skipif(_gpu_build(), reason="torch here is built for a GPU: the device choice imports it")
 def test_the_home_page_is_usable_while_the_server_loads_the_model(tiny_gpt2: Path, cache_dir: Path) -> None:
-    """The warm-up is loading the model (held at its start): Home draws its links, says the model is
-    loading, imports neither torch nor transformers; when the load ends it says ready."""
+    """The warm-up is loading the model (held at its start): Home draws everything, says the model is
+    loading and reaches its wait without importing torch or transformers; when the load ends, it is
+    drawn again, ready."""
     found = run_python(f"""
         import json, sys, threading
         from streamlit.testing.v1 import AppTest
+        import pfcore.ui.model as ui_model
         from pfcore.models import ModelSpec, loading
 
         spec, release, real = ModelSpec(name={str(tiny_gpt2)!r}), threading.Event(), loading._load
@@ -147,21 +150,45 @@ def test_the_home_page_is_usable_while_the_server_loads_the_model(tiny_gpt2: Pat
         warm_up.start()
         while not loading.being_loaded(spec):
             release.wait(0.01)
+        seen, wait_for_model = {{}}, ui_model.wait_for_model
+
+        def reached_the_wait():
+            if not release.is_set():  # the first run, while the model loads (not the run after it)
+                seen.update(torch="torch" in sys.modules, transformers="transformers" in sys.modules,
+                            loading=ui_model.model_loading())
+                release.set()
+            wait_for_model()
+
+        ui_model.wait_for_model = reached_the_wait
         at = AppTest.from_file("app.py", default_timeout=60)
         at.session_state["model_name"] = spec.name
         at.run()
-        seen = {{"torch": "torch" in sys.modules, "transformers": "transformers" in sys.modules,
-                "links": len(at.get("page_link")), "infos": [str(i.value) for i in at.sidebar.info],
-                "warnings": [str(w.value) for w in at.warning], "exception": bool(at.exception)}}
-        release.set()
-        warm_up.join()
-        at.run()
-        seen["after"] = [str(s.value) for s in at.sidebar.success]
+        seen.update(links=len(at.get("page_link")), warnings=[str(w.value) for w in at.warning],
+                    ready=[str(s.value) for s in at.sidebar.success], exception=bool(at.exception))
         print(json.dumps(seen))""")
-    assert not found["torch"] and not found["transformers"] and not found["exception"]
-    assert found["links"] == 6 and not found["warnings"]
-    assert any("Loading" in i for i in found["infos"])
-    assert any("(causal) ready" in s and "loaded in" in s for s in found["after"])
+    assert found["loading"] and not found["torch"] and not found["transformers"]
+    assert not found["exception"] and found["links"] == 6 and not found["warnings"]
+    assert any("(causal) ready" in s and "loaded in" in s for s in found["ready"])
+
+
+def test_the_warm_up_lets_the_server_start_first(tiny_gpt2: Path, cache_dir: Path) -> None:
+    """Waiting for the server, the warm-up counts as a load under way (so Home does not start one);
+    it loads once the server has started, or after its longest wait."""
+    clear_loaded()
+    spec, started = ModelSpec(name=str(tiny_gpt2)), threading.Event()
+    warm = threading.Thread(target=serve.warm_up, args=(spec,), kwargs={"after": started.is_set, "at_most_s": 60})
+    warm.start()
+    while not being_loaded(spec):
+        started.wait(0.01)
+    started.wait(0.5)
+    assert being_loaded(spec) and loaded_now(spec) is None  # still waiting for the server
+    started.set()
+    warm.join(60)
+    assert loaded_now(spec) is not None and not being_loaded(spec)
+    clear_loaded()
+    serve.warm_up(spec, after=lambda: False, at_most_s=0.1)  # the server never said so: it loads all the same
+    assert loaded_now(spec) is not None
+    assert not serve.server_started()  # no streamlit runtime in this process
 
 
 def test_the_warm_up_leaves_the_sessions_scorer_ready(tiny_gpt2: Path, cache_dir: Path) -> None:

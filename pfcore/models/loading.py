@@ -11,6 +11,8 @@ import threading
 import time
 import warnings
 from collections import Counter, OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -247,7 +249,7 @@ def out_of_memory(exc: BaseException) -> bool:
 
 _LOADED: OrderedDict[ModelSpec, LoadedModel] = OrderedDict()
 _LOCK = threading.RLock()  # one load at a time: the app's warm-up thread and its pages share models
-_WANTED: Counter[ModelSpec] = Counter()  # calls of load_model under way, per spec
+_WANTED: Counter[ModelSpec] = Counter()  # loads under way or promised, per spec (see `promised`)
 _WANTED_LOCK = threading.Lock()
 
 
@@ -256,18 +258,25 @@ def load_model(spec: ModelSpec | None = None) -> LoadedModel:
     A converted copy is rebuilt only when its files fail the integrity check (marker, sizes,
     headers), never because a load failed for another reason (such as memory)."""
     spec = spec or ModelSpec()
+    with promised(spec), _LOCK:
+        if spec in _LOADED:
+            _LOADED.move_to_end(spec)
+            return _LOADED[spec]
+        loaded = _load(spec)
+        _LOADED[spec] = loaded
+        while len(_LOADED) > MAX_LOADED:
+            _LOADED.popitem(last=False)
+        return loaded
+
+
+@contextmanager
+def promised(spec: ModelSpec) -> Iterator[None]:
+    """While active, a load of this model is under way or on its way (a load_model call, or the
+    app's warm-up waiting for its turn): `being_loaded` says so."""
     with _WANTED_LOCK:
         _WANTED[spec] += 1
     try:
-        with _LOCK:
-            if spec in _LOADED:
-                _LOADED.move_to_end(spec)
-                return _LOADED[spec]
-            loaded = _load(spec)
-            _LOADED[spec] = loaded
-            while len(_LOADED) > MAX_LOADED:
-                _LOADED.popitem(last=False)
-            return loaded
+        yield
     finally:
         with _WANTED_LOCK:
             _WANTED[spec] -= 1
@@ -281,8 +290,8 @@ def loaded_now(spec: ModelSpec) -> LoadedModel | None:
 
 
 def being_loaded(spec: ModelSpec) -> bool:
-    """Whether some thread (the app's warm-up, another session) is loading this model now, so a
-    page that does not need it yet can go on without waiting."""
+    """Whether some thread (the app's warm-up, another session) is loading this model or is about
+    to, so a page that does not need it yet can go on without waiting."""
     return spec not in _LOADED and _WANTED[spec] > 0
 
 

@@ -2,6 +2,8 @@
 factory (every page, the Run page included, scores through `scorer`)."""
 from __future__ import annotations
 
+import threading
+import time
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -169,17 +171,17 @@ def parameter_count(loaded: LoadedModel) -> int:
     return int(sum(p.numel() for p in loaded.model.parameters()))
 
 
-LOADING_KEY = "model_loading"  # session state: the sidebar showed the model as still loading
 POLL_S = 0.5  # how often a page that did not wait looks again whether the model is ready
+_PENDING = threading.local()  # this script run's model still loading, and its sidebar status slot
 
 
 def sidebar_model(*, wait: bool = True) -> ModelChoice | None:
     """Picker, load (cached) and status in the sidebar; None, with the reason shown, on failure.
     With wait=False (the Home page), a model that another thread is loading (the server's warm-up,
-    another session) is shown as loading and the page goes on at once (None); the status updates
-    itself, and the page is drawn again when the load ends."""
+    another session) is shown as loading and the page goes on at once (None); the page then ends
+    with `wait_for_model`."""
     spec = model_picker()
-    st.session_state[LOADING_KEY] = False
+    _PENDING.value = None
     if spec is None:
         return None
     if is_fake(spec):
@@ -187,9 +189,8 @@ def sidebar_model(*, wait: bool = True) -> ModelChoice | None:
                            "language model; its numbers mean nothing.")
         return ModelChoice(spec, None, compare_picker(spec))
     if not wait and being_loaded(spec):
-        st.session_state[LOADING_KEY] = True
-        with st.sidebar:
-            _loading_status(spec)
+        _PENDING.value = (spec, st.sidebar.empty())
+        _loading_note(spec, 0.0)
         return None
     try:
         with st.sidebar, st.spinner(f"Loading {spec.label}..."):
@@ -204,15 +205,28 @@ def sidebar_model(*, wait: bool = True) -> ModelChoice | None:
     return ModelChoice(spec, parameters, compare_picker(spec))
 
 
-@st.fragment(run_every=POLL_S)
-def _loading_status(spec: ModelSpec) -> None:
-    """'Loading' until the load under way ends, then the whole page again (ready, or the failure)."""
-    if not being_loaded(spec):
-        st.rerun()
-    st.info(f"Loading **{spec.label}**: the pages that score use it once it is loaded (seconds). "
-            "You can look around meanwhile.", icon=":material/hourglass_top:")
-
-
 def model_loading() -> bool:
     """Whether this run's sidebar showed the model as still loading (see `sidebar_model`)."""
-    return bool(st.session_state.get(LOADING_KEY))
+    return getattr(_PENDING, "value", None) is not None
+
+
+def wait_for_model() -> None:
+    """The end of a page that did not wait for its model: while the load goes on, the sidebar
+    counts its seconds (each update answers a click at once, so the page stays usable, and costs
+    next to nothing, so the load is not slowed); when it ends, the page is drawn again, ready."""
+    if not model_loading():
+        return
+    spec, _ = _PENDING.value
+    started = time.monotonic()
+    while being_loaded(spec):
+        time.sleep(POLL_S)
+        _loading_note(spec, time.monotonic() - started)
+    st.rerun()
+
+
+def _loading_note(spec: ModelSpec, seconds: float) -> None:
+    """The sidebar's status while the model loads."""
+    _, slot = _PENDING.value
+    waited = f" ({seconds:.0f} s so far)" if seconds >= 1 else ""
+    slot.info(f"Loading **{spec.label}**{waited}: the pages that score use it once it is loaded. "
+              "You can look around meanwhile.", icon=":material/hourglass_top:")
