@@ -1,6 +1,7 @@
 """Trajectories: accuracy over training checkpoints (the paper's Figures 2-4), published and own."""
 import streamlit as st
 
+from pfcore.analysis.bands import band_note
 from pfcore.analysis.fdcorr import fd_correlation
 from pfcore.analysis.series import available_series
 from pfcore.analysis.trajectories import (
@@ -32,7 +33,10 @@ from pfcore.analysis.trajectories import (
 )
 from pfcore.paths import published_results_dir
 from pfcore.plots.trajectories import construction_figure, curves_figure, fd_figure
-from pfcore.store.results import duplicate_checkpoints, fetch_and_import, import_folder
+from pfcore.store.fetch import fetch_and_import
+from pfcore.store.published import bundle_problem
+from pfcore.store.results import import_folder, load_bundled
+from pfcore.suites.checkpoints import duplicate_checkpoints
 from pfcore.ui.downloads import chart, download_csv, slug
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.links import Param, apply, choice_of, current, opened_query, publish, show_link
@@ -43,8 +47,8 @@ INTRO = """*When* does a model learn the Paired-Focus constructions? Accuracy ov
 checkpoints, as in the paper's Experiment 2: the semantic test on plausible and implausible
 follow-ups, the syntactic test, and the BLiMP, COMPS and EWoK benchmarks on one chart (Figure 2),
 each construction on its own (Figure 3), and how the changes between checkpoints correlate
-(Figure 4). The numbers are the paper's published per-checkpoint summaries, once imported, and
-your own trajectories from `python -m pfcore trajectory`."""
+(Figure 4). The numbers are the paper's published per-checkpoint summaries, which ship with pfcore,
+your own trajectories from `python -m pfcore trajectory`, and any folder of summaries you import."""
 RUN_HINT = ("Run your own trajectory (results land here as each checkpoint finishes):\n"
             "```bash\npython -m pfcore trajectory --model EleutherAI/pythia-160m --revisions pythia-log "
             "--suite semantic,syntax\npython -m pfcore trajectory --checkpoint-dir my_run/ --suite semantic "
@@ -61,10 +65,12 @@ with shown_errors():
         st.success(state.pop("traj_message"))
     table = results_table()
     models = checkpoint_models(table)
+    if problem := bundle_problem():
+        st.warning(problem)
     if not models:
-        st.info("No checkpoint results yet: import the paper's published summaries below (from a "
-                "folder, or fetched from its repository), or run a trajectory of your own with "
-                "`python -m pfcore trajectory` (commands below).")
+        st.info("No checkpoint results yet: load the published summaries that ship with pfcore below "
+                "(or import a folder of them, or fetch them from the paper's repository), or run a "
+                "trajectory of your own with `python -m pfcore trajectory` (commands below).")
     else:
         names = list(models)
         link_notes = apply([Param("model", "traj_model", choice_of(names))], opened, ("series",)) if opened else []
@@ -97,6 +103,7 @@ if shown:
         data = curves(table, [scope_key(model, source), *others], picked)
         chart(curves_figure(data, f"{model}: accuracy over training"), f"trajectories_{slug(model)}.html",
               key="traj_fig2")
+        st.caption(band_note(data))
         download_csv(data, f"trajectories_{slug(model)}.csv", "Download the plotted values (CSV)",
                      key="traj_fig2_csv")
 
@@ -108,6 +115,7 @@ if shown:
         per_construction = construction_curves(rows, model, chosen)
         chart(construction_figure(per_construction, f"{model}: each construction over training"),
               f"constructions_{slug(model)}.html", key="traj_fig3")
+        st.caption(band_note(per_construction))
         download_csv(per_construction, f"constructions_{slug(model)}.csv",
                      "Download the plotted values (CSV)", key="traj_fig3_csv")
 
@@ -167,21 +175,29 @@ if shown:
             download_csv(fd_points([pair]), f"fd_pair_{slug(model)}.csv",
                          "Download the plotted changes (CSV)", key="traj_pair_csv")
 
-with shown_errors():
-    with st.expander("Add results: import the published summaries", expanded=not models):
-        st.markdown("The paper's per-checkpoint summaries (Pythia-12b, the Pythia-deduped series, OLMo, "
-                    "Ettin) are the `outputs_summary/` folder of its repository. Importing replaces "
-                    "earlier imports of the same files and keeps your own runs.")
-        folder = st.text_input("Folder of the published summaries", value=published_results_dir(),
-                               key="traj_import_folder", placeholder="path/to/Meaning_Alone/outputs_summary")
-        c1, c2 = st.columns(2)
-        if c1.button("Import published results", type="primary", key="traj_import"):
-            with st.spinner("Importing..."):
-                state["traj_message"] = import_folder(folder)
+with st.expander("Add results: the published summaries, or a folder of them", expanded=not models):
+    st.markdown("The paper's per-checkpoint summaries (Pythia-12b, the Pythia-deduped series, OLMo, "
+                "Ettin) ship with pfcore and are loaded on first start. Each folder you import is kept "
+                "as a source of its own, beside them and your runs: nothing replaces another source's "
+                "numbers. Importing a folder again after its files changed is refused unless you tick "
+                "Replace.")
+    if st.button("Load the published results that ship with pfcore", key="traj_bundled",
+                 help="no network needed; adds nothing when they are already in the table"):
+        with shown_errors(), st.spinner("Loading..."):
+            state["traj_message"] = load_bundled()
             st.rerun()
-        if c2.button("Fetch from the paper's repository", key="traj_fetch",
-                     help="downloads the summaries from github.com (needs network), then imports them"):
-            with st.spinner("Downloading from github.com..."):
-                state["traj_message"] = fetch_and_import()
+    folder = st.text_input("Folder of the published summaries", value=published_results_dir(),
+                           key="traj_import_folder", placeholder="path/to/Meaning_Alone/outputs_summary")
+    replace = st.checkbox("Replace my earlier import of this folder", key="traj_replace",
+                          help="only that folder's earlier rows; the bundled results and your runs stay")
+    c1, c2 = st.columns(2)
+    if c1.button("Import published results", type="primary", key="traj_import"):
+        with shown_errors(), st.spinner("Importing..."):
+            state["traj_message"] = import_folder(folder, replace=replace)
             st.rerun()
-        st.markdown(RUN_HINT)
+    if c2.button("Fetch from the paper's repository", key="traj_fetch",
+                 help="downloads the summaries from github.com (needs network), then imports them"):
+        with shown_errors(), st.spinner("Downloading from github.com..."):
+            state["traj_message"] = fetch_and_import(replace=replace)
+            st.rerun()
+    st.markdown(RUN_HINT)

@@ -15,6 +15,8 @@ REMEDIES: dict[int, str] = {
     errno.EACCES: "permission denied: choose a folder you can write to, or change its permissions",
     errno.EPERM: "operation not permitted: choose a folder you can write to, or change its permissions",
     errno.ENAMETOOLONG: "the name is too long for the file system: choose a shorter name or path",
+    errno.EIO: "the disk reported an input/output error (a full or failing disk): free some space there or "
+               "choose another disk, and run again",
 }
 # SQLite's and safetensors' words for the same refusals (they raise without an errno)
 MESSAGES: tuple[tuple[str, int], ...] = (
@@ -26,6 +28,7 @@ MESSAGES: tuple[tuple[str, int], ...] = (
     ("unable to open database file", errno.EACCES),
     ("permission denied", errno.EACCES),
     ("file name too long", errno.ENAMETOOLONG),
+    ("disk i/o error", errno.EIO),
 )
 
 
@@ -44,6 +47,11 @@ class InputError(PfcoreError):
 class EnvironmentProblem(InputError):
     """The machine refused a read or write (full disk, read-only folder, permission, name too
     long): the message names the path and the remedy; work already saved is kept."""
+
+
+def first_line(exc: BaseException) -> str:
+    """The first line of an error's message (its type's name when the message is empty)."""
+    return (str(exc).splitlines() or [type(exc).__name__])[0]
 
 
 def environment_errno(exc: BaseException) -> int | None:
@@ -72,6 +80,6 @@ def environment_problem(exc: BaseException, path: object = None, what: str = "",
         return None
     where = path if path is not None else getattr(exc, "filename", None)
     target = " ".join(str(p) for p in (what, where) if p) or "a file"
-    reason = getattr(exc, "strerror", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
+    reason = getattr(exc, "strerror", None) or first_line(exc)
     return EnvironmentProblem(f"cannot {action} {target} ({reason}): {REMEDIES[code]}; nothing saved "
                               "before was changed")

@@ -1,15 +1,22 @@
 """Where pfcore keeps what it makes at run time (converted models, score cache, run records)."""
 from __future__ import annotations
 
+import fcntl
+import gzip
 import json
 import os
+import re
+import shutil
+import stat
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
+import zlib
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
-from pfcore.errors import InputError, environment_problem
+from pfcore.errors import InputError, PfcoreError, environment_problem
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = REPO_ROOT / "data"
@@ -49,6 +56,16 @@ def make_folder(path: Path, what: str) -> Path:
     return path
 
 
+SLUG_CHARS = 48  # of a text kept readable in a file name made for it
+
+
+def file_slug(text: str, chars: int = SLUG_CHARS) -> str:
+    """The readable part of a file name made for any text: its runs of other characters than letters,
+    digits, '.', '_' and '-' become '-', and only the last `chars` are kept (a digest of the text after
+    it keeps distinct texts apart)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text)[-chars:].strip("-.") or "_"
+
+
 TMP_NAME_CHARS = 64  # of the target's name in its temporary file's name (which must stay under NAME_MAX)
 
 
@@ -57,14 +74,14 @@ def atomic_path(path: Path, what: str = "a file") -> Iterator[Path]:
     """A temporary file beside `path` for the block to write; when the block ends it is synced to
     disk and renamed over `path` in one step, so a reader sees the old file or the whole new one,
     never a part. On any failure it is removed and `path` is left as it was; a refusal of the
-    machine (full disk, read-only) becomes an EnvironmentProblem naming `path`."""
+    machine (full disk, read-only; also from a library's own writer) becomes an EnvironmentProblem
+    naming `path`."""
     path = Path(path)
     make_folder(path.parent, f"the folder of {what}")
     try:
         fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:TMP_NAME_CHARS]}.", suffix=".tmp")
     except OSError as exc:
-        raise environment_problem(exc, path, what) or InputError(f"cannot write {what} {path}: "
-                                                                 f"{exc.strerror or exc}") from exc
+        raise _os_refused(exc, path, what) from exc
     os.close(fd)
     tmp = Path(name)
     try:
@@ -73,11 +90,85 @@ def atomic_path(path: Path, what: str = "a file") -> Iterator[Path]:
         os.chmod(tmp, 0o666 & ~UMASK)
         os.replace(tmp, path)
         _sync_folder(path.parent)
-    except OSError as exc:
-        raise environment_problem(exc, path, what) or InputError(f"cannot write {what} {path}: "
-                                                                 f"{exc.strerror or exc}") from exc
+    except PfcoreError:
+        raise
+    except Exception as exc:
+        problem = _write_refused(exc, path, what)
+        if problem is None:
+            raise
+        raise problem from exc
     finally:
         tmp.unlink(missing_ok=True)
+
+
+@contextmanager
+def atomic_folder(folder: Path, what: str) -> Iterator[Path]:
+    """A temporary folder beside `folder` for the block to fill; when the block ends it replaces
+    `folder` (removed first when there) by one rename. On any failure the temporary folder is
+    removed and `folder` left as it was; a refusal of the machine becomes an EnvironmentProblem."""
+    folder = Path(folder)
+    make_folder(folder.parent, f"the folder of {what}")
+    tmp = folder.parent / f".tmp-{folder.name[:TMP_NAME_CHARS]}-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        tmp.mkdir()
+        yield tmp
+        if folder.exists():
+            shutil.rmtree(folder)
+        os.replace(tmp, folder)
+        _sync_folder(folder.parent)
+    except PfcoreError:
+        raise
+    except Exception as exc:
+        problem = _write_refused(exc, folder, what)
+        if problem is None:
+            raise
+        raise problem from exc
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _write_refused(exc: BaseException, path: Path, what: str) -> InputError | None:
+    """What a failed write tells the user: any OSError in one line (the machine's refusal with its
+    remedy), a library's words for such a refusal, or None for an error that is not about the write."""
+    return _os_refused(exc, path, what) if isinstance(exc, OSError) else environment_problem(exc, path, what)
+
+
+def _os_refused(exc: OSError, path: Path, what: str) -> InputError:
+    """A failed write or folder operation in one line: the machine's refusal (see
+    `errors.environment_problem`) with its remedy, else the system's reason."""
+    return environment_problem(exc, path, what) or InputError(f"cannot write {what} {path}: {exc.strerror or exc}")
+
+
+def check_writable_file(path: Path, what: str) -> Path:
+    """A file pfcore will write later: its folder proven writable now (`check_writable`), and its
+    name one the file system takes (a name too long is refused now, not after the work)."""
+    path = Path(path)
+    check_writable(path.parent, f"the folder of {what}")
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise _os_refused(exc, path, what) from exc
+    return path
+
+
+def check_writable(folder: Path, what: str) -> Path:
+    """A folder pfcore will write into later, created when missing and proven writable now (a
+    byte written to a file there, which is then removed), so that a read-only, full or forbidden
+    place is refused before any work whose result would be lost."""
+    folder = make_folder(Path(folder), what)
+    try:
+        fd, name = tempfile.mkstemp(dir=folder, prefix=".pfcore-check.", suffix=".tmp")
+        try:
+            os.write(fd, b"\0")
+        finally:
+            os.close(fd)
+            os.unlink(name)
+    except OSError as exc:
+        raise _os_refused(exc, folder, what) from exc
+    return folder
 
 
 def write_atomic(path: Path, data: bytes | str, what: str = "a file") -> Path:
@@ -85,6 +176,50 @@ def write_atomic(path: Path, data: bytes | str, what: str = "a file") -> Path:
     with atomic_path(path, what) as tmp:
         tmp.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
     return Path(path)
+
+
+@contextmanager
+def locked(path: Path, *, wait: bool = True, busy: str = "") -> Iterator[None]:
+    """Hold an exclusive lock (an flock on the file `path`, created when missing) for the block, so
+    one process at a time reads, changes and writes what it guards; the lock goes with its process.
+    With wait=False a lock held elsewhere raises InputError(`busy`) at once instead of waiting."""
+    path = Path(path)
+    make_folder(path.parent, "the folder of a lock file")
+    try:
+        handle = open(path, "a")  # noqa: SIM115 - closed below, after the lock is released
+    except OSError as exc:
+        raise environment_problem(exc, path, "a lock file", "open") or InputError(
+            f"cannot open the lock file {path}: {exc.strerror or exc}") from exc
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            raise InputError(busy or f"{path} is locked by another process; try again when it ends") from None
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def write_atomic_set(files: Sequence[tuple[Path, bytes | str, str]]) -> None:
+    """Write several (path, data, what) files as one record whose last file (its manifest) says
+    it is whole: every file goes to a temporary file beside it first, so a full disk fails there
+    and changes nothing; then the old last file is removed and each file renamed over its target
+    in order, the last one last. A folder whose last file is missing is therefore never taken
+    for a whole record, and an earlier record in its place stays whole until the new one is."""
+    *_, (marker, _, _) = files
+    with ExitStack() as stack:
+        temps = [(stack.enter_context(atomic_path(path, what)), path, data, what)
+                 for path, data, what in reversed(files)]  # entered last, renamed first
+        for tmp, path, data, what in temps:
+            try:
+                tmp.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+            except OSError as exc:
+                raise _os_refused(exc, path, what) from exc
+        try:
+            Path(marker).unlink(missing_ok=True)
+        except OSError as exc:
+            raise _os_refused(exc, Path(marker), "the old manifest") from exc
 
 
 def _sync(path: Path) -> None:
@@ -118,17 +253,144 @@ def _umask() -> int:
 UMASK = _umask()
 
 
-def read_bounded(path: Path, limit: int, what: str) -> bytes:
-    """A small file's bytes; InputError when it cannot be read or is over `limit` bytes (refused
-    unread, so that a wrong path such as a device file cannot stall the program)."""
+class ReadKind(StrEnum):
+    """The kinds of file pfcore reads for a user; each has its size cap in READ_CAPS."""
+
+    ITEMS = "item file"
+    STIMULI = "stimuli file"
+    SUITE = "SyntaxGym suite"
+    PUBLISHED = "published summary"
+    LEXICON = "lexicon"
+    PLAN = "sweep plan"
+    RUN_MANIFEST = "run manifest"
+    TRAJECTORY_STATE = "trajectory state"
+    WEIGHTS_INDEX = "weights index"
+    BUNDLE = "bundled published results"
+    BUNDLE_MANIFEST = "bundle manifest"
+    ITEM_COUNTS = "published item counts"
+
+
+MIB = 2**20
+READ_CAPS: dict[ReadKind, int] = {  # bytes read (after decompression), far above any real file of the kind
+    ReadKind.ITEMS: 256 * MIB,  # the shipped item files hold under 40 MiB
+    ReadKind.STIMULI: 64 * MIB,  # a stimuli CSV or SyntaxGym's long CSV: 20,000 rows are about 2 MiB
+    ReadKind.SUITE: 64 * MIB,  # a SyntaxGym JSON suite: the largest ones are about 10 MB
+    ReadKind.PUBLISHED: 16 * MIB,  # a published summary TSV: the paper's are under 100 kB
+    ReadKind.LEXICON: MIB,  # 200 times the shipped lexicon; PyYAML reads about 100 kB a second
+    ReadKind.PLAN: MIB,  # a plan of the paper's whole study is about 2 kB
+    ReadKind.RUN_MANIFEST: MIB,  # a manifest is about 2 kB
+    ReadKind.TRAJECTORY_STATE: 64 * MIB,  # a state of the paper's 19 checkpoints x 7 suites is about 100 kB
+    ReadKind.WEIGHTS_INDEX: 16 * MIB,  # a 70B model's index is about 100 kB
+    ReadKind.BUNDLE: 32 * MIB,  # the bundled table is about 0.5 MiB
+    ReadKind.BUNDLE_MANIFEST: MIB,
+    ReadKind.ITEM_COUNTS: MIB,
+}
+GZIP_MAGIC = b"\x1f\x8b"
+NOT_FILES = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a device"),
+             (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"))
+
+
+class ReadRefused(InputError):
+    """A file pfcore will not read for a user (missing, not a regular file, over its kind's cap,
+    not UTF-8, broken gzip); `reason` says why without the path, for callers that place it."""
+
+    def __init__(self, path: Path, reason: str, line: int | None = None) -> None:
+        super().__init__(f"{path}{f':{line}' if line else ''}: {reason}")
+        self.reason, self.line = reason, line
+
+
+def open_regular(path: Path, kind: ReadKind) -> BinaryIO:
+    """A regular file opened for reading; anything else (a folder, a FIFO, a device) is refused
+    before a byte is read: checked by stat, then opened non-blocking and checked again by fstat,
+    so that a FIFO cannot hang the program however it got there."""
+    path = Path(path)
     try:
-        with path.open("rb") as handle:
-            raw = handle.read(limit + 1)
+        _refuse_non_file(path, os.stat(path).st_mode, kind)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
-        raise InputError(f"{path}: cannot read the {what} ({exc.strerror or exc})") from exc
-    if len(raw) > limit:
-        raise InputError(f"{path}: the {what} is larger than {limit / 2**20:g} MiB; is this the right file?")
+        raise environment_problem(exc, path, f"the {kind}", "read") or ReadRefused(
+            path, f"cannot read the {kind} ({exc.strerror or exc})") from None
+    try:
+        _refuse_non_file(path, os.fstat(fd).st_mode, kind)
+    except ReadRefused:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
+
+
+def _refuse_non_file(path: Path, mode: int, kind: ReadKind) -> None:
+    """ReadRefused when a file mode is not a regular file's."""
+    what = next((name for test, name in NOT_FILES if test(mode)), None if stat.S_ISREG(mode) else "not a file")
+    if what is not None:
+        raise ReadRefused(path, f"cannot read the {kind} (it is {what}, not a regular file); give the path of a file")
+
+
+def read_bounded(path: Path, kind: ReadKind, *, gunzip: bool = False) -> bytes:
+    """A user's file of one kind, whole, refused past its cap in READ_CAPS (read as a stream that
+    stops one byte past the cap, so neither /dev/zero nor a gzip bomb costs more memory); with
+    `gunzip`, a gzipped file (by its magic bytes) is decompressed and the cap counts its text."""
+    cap = READ_CAPS[kind]
+    with open_regular(path, kind) as handle:
+        try:
+            if gunzip and handle.read(len(GZIP_MAGIC)) == GZIP_MAGIC:
+                handle.seek(0)
+                with gzip.GzipFile(fileobj=handle) as unzipped:
+                    raw = unzipped.read(cap + 1)
+            else:
+                handle.seek(0)
+                raw = handle.read(cap + 1)
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            raise ReadRefused(path, f"cannot read the {kind} (broken gzip data: {exc})", 1) from None
+        except OSError as exc:
+            raise environment_problem(exc, path, f"the {kind}", "read") or ReadRefused(
+                path, f"cannot read the {kind} ({exc.strerror or exc})") from None
+    if len(raw) > cap:
+        raise too_large(path, kind)
     return raw
+
+
+def too_large(path: Path, kind: ReadKind) -> ReadRefused:
+    """The refusal of a file over its kind's cap."""
+    return ReadRefused(path, f"the {kind} is larger than {READ_CAPS[kind] / MIB:g} MiB, the limit for a {kind}; "
+                             "is this the right file? (split a larger one)")
+
+
+def text_lines(path: Path, kind: ReadKind) -> Iterator[str]:
+    """A user's text file as a stream of UTF-8 lines with their line ends (a byte order mark
+    dropped), never holding more than one line; ReadRefused for a line that is not UTF-8 (naming
+    it) and once the file passes its kind's cap. Lines end where the csv module ends them in a
+    file opened with newline="" (LF, CR LF or a lone CR)."""
+    remaining = READ_CAPS[kind]
+    number = 0
+    with open_regular(path, kind) as handle:
+        while raw := _read_line(handle, path, kind, remaining + 1):
+            remaining -= len(raw)
+            if remaining < 0:
+                raise too_large(path, kind)
+            for piece in LONE_CR.split(_decoded(raw, path, number + 1, first=number == 0)):
+                if piece:
+                    number += 1
+                    yield piece
+
+
+LONE_CR = re.compile(r"(?<=\r)(?!\n)")
+
+
+def _read_line(handle: BinaryIO, path: Path, kind: ReadKind, limit: int) -> bytes:
+    """The next line of bytes (at most `limit`); the machine's refusal as an InputError."""
+    try:
+        return handle.readline(limit)
+    except OSError as exc:
+        raise environment_problem(exc, path, f"the {kind}", "read") or ReadRefused(
+            path, f"cannot read the {kind} ({exc.strerror or exc})") from None
+
+
+def _decoded(raw: bytes, path: Path, line: int, *, first: bool) -> str:
+    """One line as text (the first without its byte order mark); ReadRefused naming the line."""
+    try:
+        return raw.decode("utf-8-sig" if first else "utf-8")
+    except UnicodeDecodeError as exc:
+        raise ReadRefused(path, f"not UTF-8 text ({exc.reason}); save the file as UTF-8", line) from None
 
 
 def published_results_dir() -> str:

@@ -5,15 +5,25 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
-import pytest
+# huggingface_hub reads its settings once, when it is first imported (tests.tiny_models imports it),
+# so they are set here, before any import: every test is offline, with a private Hugging Face cache
+# of its session (never the user's), which the `hub_series` fixture fills.
+HF_HOME = Path(tempfile.mkdtemp(prefix="pfcore-tests-hf-"))
+os.environ.update({"HF_HOME": str(HF_HOME), "HF_HUB_CACHE": str(HF_HOME / "hub"), "HF_HUB_OFFLINE": "1",
+                   "TRANSFORMERS_OFFLINE": "1"})
 
-from tests import tiny_models
+import pytest  # noqa: E402
+
+from tests import tiny_models  # noqa: E402
+from tests.hub_cache import HubSeries, build_hub_series  # noqa: E402
 
 REPO_CACHE = Path(__file__).resolve().parents[1] / "cache"
 REFERENCE_VAR = "PFCORE_REFERENCE_DATA"
 DEFAULT_REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+PAPER_VAR = "PFCORE_PAPER"
 # Made-up minimal pairs in BLiMP's format (not BLiMP items): paradigm -> (good, bad) pairs.
 TOY_BLIMP = {
     "passive_1": [("The cake was eaten by Sam.", "The cake was arrived by Sam."),
@@ -36,9 +46,14 @@ TOY_BLIMP = {
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Keep every test off the network."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    """Start every test's results table empty (a test that wants a new user's table, with the
+    bundled published rows, asks for `bundled_cache`)."""
+    os.environ["PFCORE_BUNDLED"] = "0"
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove the session's private Hugging Face cache."""
+    shutil.rmtree(HF_HOME, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -65,6 +80,15 @@ def checkpoint_series(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tiny_models.build_checkpoint_series(tmp_path_factory.mktemp("checkpoints") / "tiny-series")
     shutil.rmtree(out / "_base")
     return out
+
+
+@pytest.fixture(scope="session")
+def hub_series(checkpoint_series: Path) -> HubSeries:
+    """The tiny checkpoint series as the hub id pfcore-tests/tiny-pythia in the session's Hugging Face
+    cache, loaded offline by from_pretrained: revisions step0, step8, step32 (also `main`), and step16,
+    a revision serving step 8's very weights (as some published revisions do)."""
+    return build_hub_series(Path(os.environ["HF_HUB_CACHE"]), checkpoint_series,
+                            {"step0": "step0", "step8": "step8", "step16": "step8", "step32": "step32"})
 
 
 @pytest.fixture(scope="session")
@@ -99,6 +123,21 @@ def shared_data() -> Path:
     if not folder.is_dir():
         pytest.skip(f"reference data not found at {folder} (set {REFERENCE_VAR} to its folder)")
     return folder
+
+
+def paper_text_file() -> Path:
+    """Where the paper's text is: $PFCORE_PAPER, else paper/paired-focus-paper.txt beside the
+    reference data folder."""
+    return Path(os.environ.get(PAPER_VAR) or reference_data().parent / "paper" / "paired-focus-paper.txt")
+
+
+@pytest.fixture(scope="session")
+def paper_text() -> Path:
+    """The paper's text file (see `paper_text_file`); skips where it is absent."""
+    path = paper_text_file()
+    if not path.is_file():
+        pytest.skip(f"the paper's text not found at {path} (set {PAPER_VAR} to its file)")
+    return path
 
 
 @pytest.fixture(scope="session")
@@ -137,3 +176,10 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A private PFCORE_CACHE for one test, so nothing touches the user's cache/."""
     monkeypatch.setenv("PFCORE_CACHE", str(tmp_path / "cache"))
     return tmp_path / "cache"
+
+
+@pytest.fixture()
+def bundled_cache(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private cache whose empty results table gets the bundled published rows, as a new user's does."""
+    monkeypatch.delenv("PFCORE_BUNDLED")
+    return cache_dir

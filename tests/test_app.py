@@ -68,8 +68,8 @@ def test_probe_gives_the_balanced_verdict_on_a_frame_sentence(tiny_gpt2: Path, c
     no_errors(at)
     decisions = frame_with(at, "condition")
     assert list(decisions["condition"]) == ["aligned1", "aligned2", "misaligned1", "misaligned2"]
-    assert list(decisions["effect"]) == pytest.approx(list(decisions["shift_construction"]
-                                                           - decisions["shift_control"]))
+    assert list(decisions["effect_bits_per_token"]) == pytest.approx(list(
+        decisions["shift_construction_bits_per_token"] - decisions["shift_control_bits_per_token"]))
     banner = texts(at.success) + texts(at.warning) + texts(at.info)
     n_correct = int(decisions["correct"].sum())
     verdict = "consistent" if n_correct == 4 else "against" if n_correct == 0 else "mixed"
@@ -95,7 +95,7 @@ def test_probe_switches_construction_in_one_click(tiny_gpt2: Path, cache_dir: Pa
     assert any("much less a huge one" in m for m in texts(at.markdown))
 
 
-def test_probe_free_sentence_with_one_pair_is_an_anecdote(tiny_gpt2: Path, cache_dir: Path) -> None:
+def test_probe_free_sentence_with_one_pair_is_read_in_both_orders(tiny_gpt2: Path, cache_dir: Path) -> None:
     at = page("pages/1_Probe.py", tiny_gpt2).run()
     sentence = "He doesn't like shrimp, let alone squid."
     at.text_area(key="probe_text").input(sentence).run()
@@ -107,8 +107,9 @@ def test_probe_free_sentence_with_one_pair_is_an_anecdote(tiny_gpt2: Path, cache
     at.text_input(key=f"probe_ent_0_{sentence}").input("Squid is worse than shrimp.")
     at.text_input(key=f"probe_con_0_{sentence}").input("Shrimp is worse than squid.").run()
     no_errors(at)
-    assert len(frame_with(at, "condition")) == 1
-    assert any("One comparison is an anecdote" in c and "reversed order" in c for c in texts(at.caption))
+    decisions = frame_with(at, "condition")  # the pair on the sentence as typed and with its foci swapped
+    assert list(decisions["context"]) == [sentence, "He doesn't like squid, let alone shrimp."]
+    assert any("One sentence is not a measurement" in c for c in texts(at.caption))
     assert any("paper's frame" in i for i in texts(at.info))  # no manipulations outside the frame
 
 
@@ -399,7 +400,8 @@ def test_a_link_reopens_the_probe_view(fake_model: str, cache_dir: Path) -> None
     at.run()
     assert not at.exception
     assert any("He doesn't like shrimp, much less squid." in m for m in texts(at.markdown))
-    assert len(frame_with(at, "condition")) == 1  # the pair from the link is scored
+    contexts = list(frame_with(at, "condition")["context"])  # the pair from the link is scored, in both orders
+    assert contexts == ["He doesn't like shrimp, much less squid.", "He doesn't like squid, much less shrimp."]
     notes = " ".join(texts(at.caption))
     assert "colour (not a setting of this page)" in notes and "reduction='sideways'" in notes
     assert at.query_params["construction"] == ["much_less"] or at.query_params["construction"] == "much_less"

@@ -16,8 +16,9 @@ from pfcore.analysis.trajectories import scope_key
 from pfcore.models import ModelSpec
 from pfcore.store.model_sizes import extra_models_path
 from pfcore.store.results import import_published, results_path
+from pfcore.suites.checkpoints import checkpoints
 from pfcore.suites.runner import RunConfig, run_suite
-from pfcore.suites.trajectory import checkpoints, run_trajectory
+from pfcore.suites.trajectory import run_trajectory
 from pfcore.ui.trajectories_view import widget_key
 from tests.app_helpers import no_errors, texts
 from tests.app_helpers import page as app_page
@@ -25,6 +26,7 @@ from tests.tiny_models import build_checkpoint_series
 
 PAGE = "pages/5_Trajectories.py"
 PYTHIA = "EleutherAI/pythia-12b"
+BUNDLED = "published@a6b6990"  # the label of the published results that ship with pfcore
 TINY = "tiny-series"
 SEMANTIC = ["PF meaning, plausible (pf_avg:aligned)", "PF meaning, implausible (pf_avg:misaligned)"]
 
@@ -34,10 +36,10 @@ def page(model: Path, script: Path | str = PAGE) -> AppTest:
     return app_page(script, model)
 
 
-def traces(at: AppTest, index: int) -> list[str]:
-    """Names of the traces of the index-th plotly chart on the page."""
+def traces(at: AppTest, index: int, *, bands: bool = False) -> list[str]:
+    """Names of the lines (or, with `bands`, of the shaded intervals) of the index-th plotly chart."""
     spec = json.loads(at.get("plotly_chart")[index].proto.spec)
-    return [t.get("name") for t in spec["data"]]
+    return [t.get("name") for t in spec["data"] if (t.get("fill") == "toself") == bands]
 
 
 @pytest.fixture(scope="module")
@@ -64,6 +66,7 @@ def test_published_figures_and_the_papers_correlation(tiny_gpt2: Path, cache_dir
     at.button(key="traj_import").click().run()
     no_errors(at)
     assert texts(at.success)[0].startswith("Imported 136,100 rows from 20 files")
+    assert f"as source {BUNDLED} (the same numbers as the bundled published results)" in texts(at.success)[0]
     at.selectbox(key="traj_model").set_value(PYTHIA).run()
     no_errors(at)
     assert len(at.get("plotly_chart")) == 4  # Figure 2, Figure 3, Figure 4, the chosen pair
@@ -72,15 +75,15 @@ def test_published_figures_and_the_papers_correlation(tiny_gpt2: Path, cache_dir
     assert "accuracy_summary_la.tsv" in texts(at.caption)[0]
     figure4 = at.dataframe[0].value
     assert list(figure4["y"]) == ["syntax:Avg_Test", "pf_avg:misaligned", "ewok:domain_physical-relations"]
-    at.selectbox(key=widget_key("pair_x", PYTHIA, "published")).set_value("pf_avg:aligned")
-    at.selectbox(key=widget_key("pair_y", PYTHIA, "published")).set_value("ewok:domain_physical-relations")
+    at.selectbox(key=widget_key("pair_x", PYTHIA, BUNDLED)).set_value("pf_avg:aligned")
+    at.selectbox(key=widget_key("pair_y", PYTHIA, BUNDLED)).set_value("ewok:domain_physical-relations")
     at.toggle(key="traj_zscale").set_value(True).run()
     no_errors(at)
     shown = {m.label: m.value for m in at.metric}
     assert shown["Spearman ρ"] == "0.47" and shown["p (Spearman)"] == "0.041" and shown["n changes"] == "19"
     labels = [b.proto.label for b in at.get("download_button")]
     assert labels.count("Download chart (HTML)") == 4 and "Download the plotted values (CSV)" in labels
-    at.multiselect(key=widget_key("fd_ys", PYTHIA, "published")).set_value([]).run()
+    at.multiselect(key=widget_key("fd_ys", PYTHIA, BUNDLED)).set_value([]).run()
     assert not at.exception
     assert texts(at.error) == ["choose at least one series to set against pf_avg:aligned"]
     assert len(at.get("plotly_chart")) == 3 and at.metric[0].value == "0.47"  # the pair still stands
@@ -88,9 +91,6 @@ def test_published_figures_and_the_papers_correlation(tiny_gpt2: Path, cache_dir
 
 def test_empty_state_offers_import_and_reports_offline_fetch(tiny_gpt2: Path, cache_dir: Path,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    def offline(*_args, **_kwargs):
-        raise urllib.error.URLError("no network")
-
     monkeypatch.setattr(urllib.request, "urlopen", offline)
     at = page(tiny_gpt2).run()
     no_errors(at)
@@ -100,10 +100,19 @@ def test_empty_state_offers_import_and_reports_offline_fetch(tiny_gpt2: Path, ca
     at.button(key="traj_fetch").click().run()
     assert not at.exception
     assert any("could not reach github.com" in e for e in texts(at.error))
+    still_offered(at)  # a failed import used to hide the rest of the section
     at.text_input(key="traj_import_folder").input(str(cache_dir / "nowhere"))
     at.button(key="traj_import").click().run()
     assert not at.exception
     assert any("not a folder" in e for e in texts(at.error))
+    still_offered(at)
+
+
+def still_offered(at: AppTest) -> None:
+    """The section's buttons and the trajectory commands are on the page."""
+    keys = {b.key for b in at.button}
+    assert {"traj_bundled", "traj_import", "traj_fetch"} <= keys, keys
+    assert any("pfcore trajectory --model" in m for m in texts(at.markdown))
 
 
 def test_own_trajectory_in_the_picker_and_its_chart(tiny_gpt2: Path, cache_dir: Path,
@@ -125,11 +134,11 @@ def test_own_and_published_side_by_side(tiny_gpt2: Path, cache_dir: Path, shared
     import_published(shared_data / "meaning_alone" / "outputs_summary")
     at = page(tiny_gpt2).run()
     at.selectbox(key="traj_model").set_value(TINY).run()
-    at.multiselect(key=widget_key("compare", TINY, "own")).set_value([scope_key(PYTHIA, "published")]).run()
+    at.multiselect(key=widget_key("compare", TINY, "own")).set_value([scope_key(PYTHIA, BUNDLED)]).run()
     no_errors(at)
     names = traces(at, 0)
     assert "PF meaning, plausible (pf_avg:aligned) · tiny-series (your runs)" in names
-    assert "PF meaning, plausible (pf_avg:aligned) · EleutherAI/pythia-12b (published import)" in names
+    assert "PF meaning, plausible (pf_avg:aligned) · EleutherAI/pythia-12b (published @ a6b6990)" in names
 
 
 def test_mixed_effects_on_the_paper_and_with_own_runs(tiny_gpt2: Path, cache_dir: Path,
@@ -166,3 +175,49 @@ def test_a_link_reopens_a_model_and_its_series(tiny_gpt2: Path, cache_dir: Path,
     assert at.multiselect(key=widget_key("series", TINY, "own")).value == ["pf_avg:misaligned"]
     assert traces(at, 0) == ["PF meaning, implausible (pf_avg:misaligned)"]
     assert any("zoom (not a setting of this page)" in c for c in texts(at.caption))
+
+
+def offline(*_args, **_kwargs):
+    """urlopen with no network."""
+    raise urllib.error.URLError("no network")
+
+
+def test_a_new_cache_shows_pythias_figure2_without_an_import(tiny_gpt2: Path, bundled_cache: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 20: offline, on an empty cache, the paper's Figure 2 is on the page with no import, with
+    bands where n is known, and every panel of Figure 3 labels its ticks."""
+    monkeypatch.setattr(urllib.request, "urlopen", offline)
+    at = page(tiny_gpt2).run()
+    no_errors(at)
+    assert at.selectbox(key="traj_model").value == PYTHIA
+    assert at.selectbox(key=widget_key("source", PYTHIA, "")).value == BUNDLED
+    assert "bundled with pfcore" in texts(at.caption)[0]
+    assert traces(at, 0) == [*SEMANTIC, "PF form (syntax) (syntax:Avg_Test)", "BLiMP (blimp:all)",
+                             "COMPS (comps:all)", "EWoK (ewok:all)"]
+    assert traces(at, 0, bands=True) == [f"{s}: 95% interval" for s in SEMANTIC]
+    note = next(c for c in texts(at.caption) if c.startswith("Shaded"))
+    assert "decisions in the paper's item set" in note
+    assert "no band where n is not known: blimp:all, comps:all, ewok:all, syntax:Avg_Test" in note
+    layout = json.loads(at.get("plotly_chart")[1].proto.spec)["layout"]
+    axes = [k for k in layout if k.startswith(("xaxis", "yaxis"))]
+    assert len(axes) == 8 and all(layout[k].get("showticklabels") is True for k in axes)
+
+
+@pytest.mark.filterwarnings("ignore:the bundled published results")  # the page shows it (asserted below)
+def test_a_damaged_bundle_is_reported_and_the_page_still_works(tiny_gpt2: Path, bundled_cache: Path,
+                                                               tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from pfcore.store import published
+
+    copy = tmp_path / "reference" / published.BUNDLE_PATH.name
+    copy.parent.mkdir()
+    shutil.copy(published.manifest_path(published.BUNDLE_PATH), published.manifest_path(copy))
+    copy.write_bytes(published.BUNDLE_PATH.read_bytes()[:-100])
+    monkeypatch.setattr(published, "BUNDLE_PATH", copy)
+    at = page(tiny_gpt2).run()
+    assert not at.exception
+    assert any("edited or damaged" in w for w in texts(at.warning))
+    assert any("No checkpoint results yet" in i for i in texts(at.info))
+    at.button(key="traj_bundled").click().run()
+    assert not at.exception and any("edited or damaged" in e for e in texts(at.error))
+    still_offered(at)

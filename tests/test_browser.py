@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 import pytest
 
 from benchmarks.live_app import CHROMIUM, CHROMIUM_ARGS, ROOT, LiveApp, fresh_cache, serve
+from pfcore.store.results import import_published
 from pfcore.ui.progress import UI_CHUNK
 
 ARTIFACTS = ROOT / "test-artifacts"
@@ -22,6 +23,14 @@ STOP_AFTER = 150  # requests done before the tour presses Stop
 # weights, pretraining tokens from its model card (SmolLM2: 2 trillion).
 DEFAULT_MODEL_SIZES = ("hf_id,parameters,pretraining_tokens,model_type\n"
                        "smollm2-135m-instruct-q4_1,134515008,2e12,CausalLM\n")
+# A made-up suite in SyntaxGym's format (not one of SyntaxGym's) for the Stimuli page: each sentence
+# with the negation the construction needs and without it. Regions: subject, negation, focus 1,
+# connective, focus 2.
+TOY_SUITE_ITEMS = [("You", "couldn't", "could", "lift a tiny rock,", "let alone", "a huge one."),
+                   ("We", "can't", "can", "sing an ugly song,", "much less", "a beautiful one."),
+                   ("They", "weren't able to", "were able to", "see a bright lamp,", "never mind", "a dim one."),
+                   ("He", "doesn't", "does", "like shrimp,", "let alone", "squid.")]
+TOY_SUITE_REGIONS = ("subject", "negation", "focus1", "connective", "focus2")
 
 try:
     from playwright.sync_api import Browser, Page, expect, sync_playwright
@@ -136,6 +145,21 @@ def submit_sentence(page: Page, sentence: str, connective: str) -> tuple[float, 
     return drawn, time.monotonic() - started
 
 
+def toy_suite() -> dict:
+    """TOY_SUITE_ITEMS as a SyntaxGym suite: the connective and focus 2 are less surprising with the
+    negation (the two predictions)."""
+    def condition(name: str, words: tuple[str, ...]) -> dict:
+        return {"condition_name": name, "regions": [{"region_number": i, "content": w} for i, w in enumerate(words, 1)]}
+    items = [{"item_number": n, "conditions": [condition("negated", (subject, negated, *rest)),
+                                               condition("positive", (subject, positive, *rest))]}
+             for n, (subject, negated, positive, *rest) in enumerate(TOY_SUITE_ITEMS, 1)]
+    return {"meta": {"name": "pf_negation", "metric": "sum"},
+            "region_meta": {str(i): name for i, name in enumerate(TOY_SUITE_REGIONS, 1)},
+            "predictions": [{"type": "formula", "formula": "(4;%negated%) < (4;%positive%)"},
+                            {"type": "formula", "formula": "(5;%negated%) < (5;%positive%)"}],
+            "items": items}
+
+
 def test_probe_in_a_real_browser(app: LiveApp, browser: Browser, artifacts: Path) -> None:
     page = new_page(browser)
     page.goto(f"{app.url}/Probe")  # a deep link as the server's first visit
@@ -160,7 +184,6 @@ def test_tour_of_the_four_pages(tour_app: LiveApp, browser: Browser, artifacts: 
     page.goto(tour_app.url)
     settle(page)
     home = time.monotonic() - tour_app.started
-    screenshot(page, artifacts / "home.png")
 
     page.goto(f"{tour_app.url}/Probe")
     settle(page)
@@ -170,7 +193,7 @@ def test_tour_of_the_four_pages(tour_app: LiveApp, browser: Browser, artifacts: 
     expect(page.get_by_text("with 'never mind' the model moves toward the entailed")).to_be_visible(timeout=WAIT_MS)
     assert_no_exception(page)
 
-    # a free-form sentence with one follow-up pair: one decision, called an anecdote
+    # a free-form sentence with one follow-up pair: two decisions, on the sentence as typed and swapped
     area = page.get_by_role("textbox", name="Your sentence")
     area.fill("He doesn't like shrimp, let alone squid.")
     area.press("Control+Enter")
@@ -182,8 +205,8 @@ def test_tour_of_the_four_pages(tour_app: LiveApp, browser: Browser, artifacts: 
     contradicted = page.get_by_role("textbox", name="Contradicted 1")
     contradicted.fill("Shrimp is worse than squid.")
     contradicted.press("Enter")
-    expect(page.get_by_text("One comparison is an anecdote")).to_be_visible(timeout=WAIT_MS)
-    expect(page.get_by_text("1 of 1 decisions").or_(page.get_by_text("0 of 1 decisions"))).to_be_visible()
+    expect(page.get_by_text(re.compile(r"\b[012] of 2 decisions"))).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_text("He doesn't like squid, let alone shrimp.").first).to_be_visible()
     assert_no_exception(page)
 
     # an over-long paste: a message, and the text stays in the box
@@ -308,3 +331,117 @@ def test_pages_fit_an_800_pixel_window(tour_app: LiveApp, browser: Browser, arti
         assert overflow <= 1, f"{name}: {overflow} px run off the side at 800 px"
         screenshot(page, artifacts / f"{name.lower()}-800px.png", width=800)
     assert_server_quiet(tour_app)  # after the tour, the links and the comparisons too
+
+
+@pytest.fixture(scope="module")
+def pages_app(artifacts: Path, tmp_path_factory: pytest.TempPathFactory, converted_models: Path) -> Iterator[LiveApp]:
+    """The app for the Home, Trajectories and Stimuli pages, on its own fresh cache whose results
+    table starts with the bundled published results, as a new user's does."""
+    cache = _fresh_cache(tmp_path_factory, converted_models, "pages-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PFCORE_BUNDLED", "1")
+        with serve(cache, artifacts / "streamlit-pages.log") as live:
+            yield live
+
+
+def test_home_trajectories_and_stimuli(pages_app: LiveApp, browser: Browser, artifacts: Path, tmp_path: Path) -> None:
+    """The three pages the other tests do not draw, each as a new user first sees it."""
+    page = new_page(browser)
+    page.goto(pages_app.url)
+    settle(page)
+    main = page.get_by_test_id("stMainBlockContainer")
+    expect(main.get_by_role("link", name=re.compile("Stimuli"))).to_be_visible(timeout=WAIT_MS)
+    assert_no_exception(page)
+    screenshot(page, artifacts / "home.png")
+
+    page.goto(f"{pages_app.url}/Trajectories")
+    settle(page)
+    expect(page.get_by_role("combobox", name="Model")).to_have_value(re.compile("pythia-12b"), timeout=WAIT_MS)
+    expect(page.locator(".js-plotly-plot .main-svg").first).to_be_visible(timeout=WAIT_MS)
+    settle(page)
+    assert_no_exception(page)
+    screenshot(page, artifacts / "trajectories.png")
+
+    suite = tmp_path / "pf_negation.json"
+    suite.write_text(json.dumps(toy_suite()))
+    page.goto(f"{pages_app.url}/Stimuli")
+    settle(page)
+    path = page.get_by_role("textbox", name=re.compile("path of one"))
+    path.fill(str(suite))
+    path.press("Enter")
+    expect(page.get_by_text(f"{2 * len(TOY_SUITE_ITEMS)} sentences scored by")).to_be_visible(timeout=WAIT_MS)
+    expect(page.locator(".js-plotly-plot .main-svg").first).to_be_visible(timeout=WAIT_MS)
+    settle(page)
+    assert_no_exception(page)
+    screenshot(page, artifacts / "stimuli.png")
+    assert_server_quiet(pages_app)
+
+
+@pytest.fixture(scope="module")
+def lesson_app(artifacts: Path, tmp_path_factory: pytest.TempPathFactory, converted_models: Path,
+               request: pytest.FixtureRequest) -> Iterator[LiveApp]:
+    """The app for the lesson, on its own fresh cache; with the paper's published results imported
+    where the reference data is at hand (step 7 then draws Figure 2 too)."""
+    cache = _fresh_cache(tmp_path_factory, converted_models, "lesson-cache")
+    try:
+        published = request.getfixturevalue("shared_data") / "meaning_alone" / "outputs_summary"
+    except pytest.skip.Exception:  # no reference data here: the lesson says where to get the curves
+        published = None
+    if published is not None and published.is_dir():
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("PFCORE_CACHE", str(cache))
+            import_published(published)
+    with serve(cache, artifacts / "streamlit-lesson.log") as live:
+        yield live
+
+
+def lesson_step_shown(page: Page, number: int) -> None:
+    """Wait until a lesson step is computed: its title, its line of what to notice, nothing running."""
+    from pfcore.lesson import LESSON
+
+    step = LESSON[number - 1]
+    expect(page.get_by_role("heading", name=f"{number}. {step.title}")).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_text(step.question)).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_text("What to notice:")).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=WAIT_MS)
+    expect(page.locator('[data-stale="true"]')).to_have_count(0, timeout=WAIT_MS)  # nothing left of the last step
+    expect(page.locator(".js-plotly-plot .main-svg").first).to_be_visible(timeout=WAIT_MS)
+    assert_no_exception(page)
+
+
+def test_the_lesson_in_presenter_view(lesson_app: LiveApp, browser: Browser, artifacts: Path) -> None:
+    """A class's walk through the lesson on a 1280x720 projector: Back and Next, the sidebar
+    folded away, large type, and a step's link reopening that step."""
+    page = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+    page.goto(f"{lesson_app.url}/Lesson?presenter=1")  # a deep link as the server's first visit
+    lesson_step_shown(page, 1)
+    expect(page.get_by_test_id("stSidebar")).to_have_attribute("data-collapsed", "true")
+    size = page.evaluate("getComputedStyle(document.querySelector('[data-testid=\"stMainBlockContainer\"] "
+                         "[data-testid=\"stMarkdownContainer\"] p')).fontSize")
+    assert float(size.removesuffix("px")) >= 24, size  # large type (the usual is 16 px)
+    next_button = page.get_by_role("button", name="Next")
+    for number in range(1, 9):
+        if number > 1:
+            next_button.click()
+        lesson_step_shown(page, number)
+        screenshot(page, artifacts / f"lesson-step{number}.png", width=1280)
+        page.set_viewport_size({"width": 1280, "height": 720})
+    page.get_by_role("button", name="Back").click()
+    lesson_step_shown(page, 7)
+    loaded = not page.get_by_text("training curves are not loaded").count()
+    expect(page.locator(".js-plotly-plot")).to_have_count(2 if loaded else 1, timeout=WAIT_MS)  # Figures 1 and 2
+    page.get_by_role("button", name="Back").click()
+    lesson_step_shown(page, 6)
+    link = page.url
+    assert "step=6" in link and "presenter=1" in link
+    other = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+    other.goto(link)
+    lesson_step_shown(other, 6)
+    expect(other.get_by_role("textbox", name="Sentence (harder thing first)")).to_have_value(
+        "You couldn't lift a huge rock, let alone a tiny one.")
+    with other.expect_download(timeout=WAIT_MS) as download:  # every step computed at the click
+        other.get_by_role("button", name="Download the handout (HTML)").click()
+    handout = Path(download.value.path()).read_text()
+    assert handout.startswith("<!DOCTYPE html>") and handout.count("<section id=\"step-") == 8
+    assert "smollm2-135m-instruct-q4_1" in handout and "What to notice:" in handout
+    assert_server_quiet(lesson_app)

@@ -68,8 +68,8 @@ def test_probe_cli_gives_one_result_per_model_with_its_words(checkpoint_series: 
     assert main(["probe", SHRIMP, *PAIR, "--model", first, "--model", last, "--words", "--json"]) == 0
     results = json.loads(capsys.readouterr().out)["results"]
     assert [r["model"] for r in results] == [first, last]
-    assert [len(r["decisions"]) for r in results] == [1, 1]
-    assert results[0]["decisions"][0]["effect"] != results[1]["decisions"][0]["effect"]
+    assert [len(r["decisions"]) for r in results] == [2, 2]  # as typed and swapped
+    assert results[0]["decisions"][0]["effect_bits_per_token"] != results[1]["decisions"][0]["effect_bits_per_token"]
     words = results[1]["words"]
     assert [w["word"] for w in words] == ["He", "doesn't", "like", "shrimp,", "let alone", "squid."]
     assert words[0]["surprisal_construction_bits"] is None and words[-1]["focus2"] is True
@@ -167,7 +167,7 @@ def test_probe_page_follows_the_sentence_across_checkpoints(checkpoint_series: P
     assert any("checkpoint **step8**" in i for i in texts(at.info))
     step8 = str((checkpoint_series / "step8").resolve())
     assert set(frame_with(at, "condition")["model"]) == {step8}
-    effect = frame_with(at, "condition")["effect"].mean()
+    effect = frame_with(at, "condition")["effect_bits_per_token"].mean()
     assert effect == pytest.approx(float(series.loc[series["step"] == 8, "effect"].iloc[0]), abs=1e-6)
 
 
@@ -180,8 +180,8 @@ def test_the_default_model_beside_a_tiny_one_in_the_cli_and_the_app(tiny_gpt2: P
     at = compared("pages/1_Probe.py", DEFAULT_MODEL, tiny_gpt2, timeout=300)
     decisions = frame_with(at, "condition")
     for result in results:  # the page and the CLI give the same numbers
-        shown = decisions[decisions["model"] == result["model"]]["effect"].tolist()
-        assert shown == pytest.approx([d["effect"] for d in result["decisions"]], abs=1e-9)
+        shown = decisions[decisions["model"] == result["model"]]["effect_bits_per_token"].tolist()
+        assert shown == pytest.approx([d["effect_bits_per_token"] for d in result["decisions"]], abs=1e-6)
 
 
 def test_items_block_is_scored_by_every_chosen_model(tiny_gpt2: Path, checkpoint_series: Path,

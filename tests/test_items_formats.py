@@ -80,7 +80,7 @@ def test_formats_without_a_layout_refuse_before_writing(tmp_path: Path, lexicon:
 
 @pytest.mark.parametrize("name, text, problem", [
     ("bad.jsonl", '{"pfcore_items": {"kind": "semantic"}}\n{"item_id": \n', "bad.jsonl:2: not valid JSON"),
-    ("bad.csv", "item_id,construction\nabc,let_alone\n", "bad.csv:1: unknown item kind"),
+    ("bad.csv", "item_id,construction\nabc,let_alone\n", "bad.csv:1: the metadata names no item kind"),
     ("bad.tsv", "Sentence\tNoun\nx\ty\n", "bad.tsv:1: unknown TSV header"),
     ("empty.csv", "", "empty.csv:1: the file is empty"),
 ])
@@ -97,11 +97,11 @@ def test_bad_cells_are_reported_per_line(tmp_path: Path, lexicon: Lexicon) -> No
     lines = path.read_text(encoding="utf-8").splitlines()
     lines[4] = lines[4].replace(",true,", ",maybe,")
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    with pytest.raises(InputError, match=r"items.csv:5: field is_construction: cannot read 'maybe'"):
+    with pytest.raises(InputError, match=r"items.csv:5: field is_construction: the value is not of type bool"):
         read_items(path, lexicon)
     gz = tmp_path / "cut.jsonl.gz"
     gz.write_bytes(gzip.compress(b'{"a": 1}\n' * 100)[:30])
-    with pytest.raises(InputError, match="cut.jsonl.gz:1: cannot read the file"):
+    with pytest.raises(InputError, match="cut.jsonl.gz:1: cannot read the item file"):
         read_items(gz, lexicon)
 
 

@@ -24,7 +24,8 @@ from pfcore.items import (
     write_items,
 )
 from pfcore.items.check import checked_items
-from pfcore.items.lexicon import DEFAULT_LEXICON, MAX_LEXICON_BYTES, Lexicon
+from pfcore.items.lexicon import DEFAULT_LEXICON, Lexicon
+from pfcore.paths import READ_CAPS, ReadKind
 
 LONG_CELL = "x" * 200_000  # over the csv module's field limit (131,072 characters)
 
@@ -123,16 +124,16 @@ def test_deep_nesting_is_refused(tmp_path: Path) -> None:
 
 
 def test_oversized_lexicon_is_refused_unread(tmp_path: Path) -> None:
-    path = write_lexicon(tmp_path, "# padding\n" * (MAX_LEXICON_BYTES // 10 + 1))
+    path = write_lexicon(tmp_path, "# padding\n" * (READ_CAPS[ReadKind.LEXICON] // 10 + 1))
     with pytest.raises(InputError, match=rf"{re.escape(str(path))}: the lexicon is larger than 1 MiB"):
         load_lexicon(path)
     if Path("/dev/zero").exists():
-        with pytest.raises(InputError, match="larger than 1 MiB"):
+        with pytest.raises(InputError, match="it is a device, not a regular file"):
             load_lexicon("/dev/zero")
 
 
 @pytest.mark.parametrize("name, problem", [
-    ("missing.yaml", "No such file or directory"), (".", "Is a directory")])
+    ("missing.yaml", "No such file or directory"), (".", "it is a folder, not a regular file")])
 def test_unreadable_lexicon_paths(tmp_path: Path, name: str, problem: str) -> None:
     with pytest.raises(InputError, match=f"cannot read the lexicon \\({problem}\\)"):
         load_lexicon(tmp_path / name)
@@ -220,7 +221,7 @@ def test_out_of_range_span_is_a_problem(tmp_path: Path, lexicon: Lexicon) -> Non
     lines = path.read_text(encoding="utf-8").splitlines()
     lines[2] = re.sub(r'"spans": \[\[\d+', '"spans": [[1e400', lines[2])
     rewrite(path, lines)
-    with pytest.raises(InputError, match=r"affinity.jsonl:3: field spans: cannot read"):
+    with pytest.raises(InputError, match=r"affinity.jsonl:3: field spans: the value is not of type"):
         read_item_file(path, lexicon)
 
 
@@ -234,7 +235,7 @@ def test_unhashable_kind_in_the_metadata_is_a_problem(tmp_path: Path, lexicon: L
 
 def test_gzip_bomb_stops_at_the_cap(tmp_path: Path, lexicon: Lexicon,
                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(formats, "MAX_TEXT_BYTES", 1 << 20)
+    monkeypatch.setitem(READ_CAPS, ReadKind.ITEMS, 1 << 20)
     packer = zlib.compressobj(9, zlib.DEFLATED, 31)
     chunk = b"{}\n" * (1 << 18)
     bomb = b"".join(packer.compress(chunk) for _ in range(100)) + packer.flush()
@@ -242,7 +243,7 @@ def test_gzip_bomb_stops_at_the_cap(tmp_path: Path, lexicon: Lexicon,
     path.write_bytes(bomb)
     tracemalloc.start()
     try:
-        with pytest.raises(InputError, match=r"bomb.jsonl.gz:1: the file holds more than 1 MiB"):
+        with pytest.raises(InputError, match=r"bomb.jsonl.gz:1: the item file is larger than 1 MiB"):
             read_item_file(path, lexicon)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
@@ -252,10 +253,10 @@ def test_gzip_bomb_stops_at_the_cap(tmp_path: Path, lexicon: Lexicon,
 
 def test_the_cap_holds_for_plain_files_too(tmp_path: Path, lexicon: Lexicon,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(formats, "MAX_TEXT_BYTES", 1 << 20)
+    monkeypatch.setitem(READ_CAPS, ReadKind.ITEMS, 1 << 20)
     path = tmp_path / "big.jsonl"
     path.write_bytes(b"{}\n" * (1 << 19))
-    with pytest.raises(InputError, match="big.jsonl:1: the file holds more than 1 MiB"):
+    with pytest.raises(InputError, match="big.jsonl:1: the item file is larger than 1 MiB"):
         read_item_file(path, lexicon)
 
 
@@ -265,8 +266,8 @@ def test_the_cap_holds_for_plain_files_too(tmp_path: Path, lexicon: Lexicon,
     ("garbage.tsv", bytes(range(256)) * 4, r"2: not UTF-8 text \(invalid start byte\)"),
     ("garbage.csv", b"\x00\x01\x02,\x03\r\x04\n\x05", r"1: cannot read the row \(new-line character"),
     ("garbage.jsonl.gz", b"\x1f\x8b\x08\x00" + b"\xff" * 64,
-     r"1: cannot read the file \(broken gzip data: Error -3"),
-    ("garbage.csv.gz", gzip.compress(b"ok\n" * 10)[:-5], r"1: cannot read the file \(broken gzip"),
+     r"1: cannot read the item file \(broken gzip data: Error -3"),
+    ("garbage.csv.gz", gzip.compress(b"ok\n" * 10)[:-5], r"1: cannot read the item file \(broken gzip"),
     ("latin1.csv", "item_id\ncaf\u00e9\n".encode("latin-1"), "2: not UTF-8 text"),
 ])
 def test_garbage_files_are_problems(tmp_path: Path, lexicon: Lexicon, name: str, content: bytes,
@@ -279,10 +280,11 @@ def test_garbage_files_are_problems(tmp_path: Path, lexicon: Lexicon, name: str,
 
 
 @pytest.mark.parametrize("name, problem", [
-    ("missing.jsonl", "No such file or directory"), ("folder", "Is a directory")])
+    ("missing.jsonl", "No such file or directory)"), ("folder", "it is a folder, not a regular file); give the path "
+                                                      "of a file")])
 def test_paths_that_are_no_file(tmp_path: Path, lexicon: Lexicon, name: str, problem: str) -> None:
     (tmp_path / "folder").mkdir()
-    expected = f"{tmp_path / name}:1: cannot read the file ({problem})"
+    expected = f"{tmp_path / name}:1: cannot read the item file ({problem}"
     with pytest.raises(InputError, match=re.escape(expected)):
         read_item_file(tmp_path / name, lexicon)
     assert check_items(tmp_path / name, lexicon) == [expected]
@@ -321,24 +323,29 @@ def test_checked_items_lists_at_most_twenty_problems(tmp_path: Path, lexicon: Le
 # ---------------------------------------------------------------- writing
 
 def unwritable_paths(tmp_path: Path) -> list[tuple[Path, str]]:
-    """Output paths that cannot be written, with the reason the system gives."""
+    """Output paths that cannot be written, with the message's start: the path (or the folder in
+    the way) and the reason."""
     (tmp_path / "a_file").write_text("x", encoding="utf-8")
-    paths = [(Path("/proc/x/y.jsonl"), "No such file or directory"),
-             (tmp_path / "a_file" / "y.jsonl", "its folder is a file"),
-             (tmp_path / "a_file" / "x" / "y.jsonl", "Not a directory")]
+    paths = [(Path("/proc/x/y.jsonl"), "cannot use /proc/x as the folder of the item file: No such file or directory"),
+             (tmp_path / "a_file" / "y.jsonl",
+              f"cannot use {tmp_path / 'a_file'} as the folder of the item file: it is a file, not a folder"),
+             (tmp_path / "a_file" / "x" / "y.jsonl",
+              f"cannot use {tmp_path / 'a_file' / 'x'} as the folder of the item file: Not a directory")]
     if Path("/sys").is_dir():
-        paths.append((Path("/sys/y.jsonl"), "Permission denied"))
+        paths.append((Path("/sys/y.jsonl"), "cannot write the item file /sys/y.jsonl (Permission denied): "
+                                            "permission denied: choose a folder you can write to"))
     return paths
 
 
 def test_unwritable_out_is_an_input_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    for out, reason in unwritable_paths(tmp_path):
+    for out, message in unwritable_paths(tmp_path):
         assert main(["items", "affinity", "--construction", "let_alone", "--out", str(out)]) == 2
-        assert capsys.readouterr().err == f"error: cannot write {out}: {reason}\n"
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: {message}") and err.count("\n") == 1, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file"]
 
 
 def test_unwritable_output_folder_keeps_nothing_behind(tmp_path: Path, lexicon: Lexicon) -> None:
     (tmp_path / "a_file").write_text("x", encoding="utf-8")
-    with pytest.raises(InputError, match="cannot write .*: Not a directory"):
+    with pytest.raises(InputError, match="cannot use .* as the folder of the item file: Not a directory"):
         write_items(generate_semantic(lexicon, "let_alone")[:8], tmp_path / "a_file" / "x" / "y.csv")

@@ -9,7 +9,7 @@ from pfcore.analysis.fdcorr import fd_correlation
 from pfcore.items.schema import PF_CONSTRUCTIONS
 from pfcore.plots.accuracy import accuracy_bars_figure, accuracy_vs_parameters_figure
 from pfcore.plots.trajectories import construction_panels_figure, fd_scatter_figure, trajectory_figure
-from pfcore.store.results import RESULT_COLUMNS
+from pfcore.store.result_rows import RESULT_COLUMNS
 
 STEPS = [1, 2, 4, 8, 16, 32]
 
@@ -89,3 +89,27 @@ def test_accuracy_bars_with_interval_error_bars() -> None:
     assert list(fig.data[0].error_y.array) == pytest.approx([0.03, 0.05])
     assert list(fig.data[1].error_y.arrayminus) == pytest.approx([0.05, 0.1])
     assert fig.layout.barmode == "group"
+
+
+def test_construction_panels_label_the_ticks_of_every_panel() -> None:
+    """Issue 20: the shared y axis left the right-hand panels without tick labels."""
+    names = [f"{c}:aligned" for c in PF_CONSTRUCTIONS]
+    layout = construction_panels_figure(curves(names)).layout
+    axes = [layout[k] for k in layout if k.startswith(("xaxis", "yaxis"))]
+    assert len(axes) == 8 and all(axis.showticklabels is True for axis in axes)
+
+
+def test_a_band_is_drawn_where_the_curves_have_an_interval() -> None:
+    data = curves(["pf_avg:aligned", "blimp:all"])
+    known = (data["series"] == "pf_avg:aligned") & (data["step"] != 4)  # step 4 has no interval
+    data = data.assign(ci_low=(data["value"] - 0.05).where(known), ci_high=(data["value"] + 0.05).where(known),
+                       n=pd.Series(100.0, index=data.index).where(known))
+    fig = trajectory_figure(data)
+    bands = [t for t in fig.data if t.fill == "toself"]
+    assert [t.name for t in bands] == ["pf_avg:aligned: 95% interval"] * 2  # steps 1-2 and 8-32: split at the gap
+    assert [len(t.x) for t in bands] == [4, 6] and all(t.legendgroup == "pf_avg:aligned" for t in bands)
+    lines = {t.name: t for t in fig.data if t.fill != "toself"}
+    assert list(lines) == ["pf_avg:aligned", "blimp:all"]
+    notes = lines["pf_avg:aligned"].customdata
+    assert notes[0].startswith("<br>95% interval") and notes[2] == ""
+    assert set(lines["blimp:all"].customdata) == {""}

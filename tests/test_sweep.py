@@ -18,16 +18,20 @@ import pytest
 from pfcore.cli import main
 from pfcore.errors import InputError
 from pfcore.models import ModelSpec
+from pfcore.models.identity import weights_identity
 from pfcore.store.cache import TABLE
-from pfcore.store.results import RESULT_COLUMNS, load_results
+from pfcore.store.result_rows import RESULT_COLUMNS
+from pfcore.store.results import load_results
 from pfcore.store.runs import list_runs
 from pfcore.suites.base import RunConfig
-from pfcore.suites.trajectory import checkpoints, run_trajectory
+from pfcore.suites.checkpoints import checkpoints
+from pfcore.suites.trajectory import run_trajectory
 from pfcore.sweep.driver import run_sweep
 from pfcore.sweep.jobs import DONE, FAILED, PID_FILE, SKIPPED, plan_jobs, shard_folder
 from pfcore.sweep.merge import merge_shard
 from pfcore.sweep.plan import load_plan
 from pfcore.sweep.progress import SweepProgress
+from tests.hub_cache import HubSeries
 
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "tiny-series"
@@ -291,3 +295,21 @@ def test_an_interrupted_sweep_cancels_its_jobs_and_the_next_run_resumes(
     statuses = [r.status for r in summary.reports]
     assert statuses.count(SKIPPED) >= 1 and FAILED not in statuses
     pd.testing.assert_frame_equal(rows(load_results()), sequential[0])
+
+
+@pytest.mark.slow  # a real local Ray: workers import torch
+def test_a_sweep_over_hub_revisions_loads_them_offline_in_the_workers(
+        ray_instance, hub_series: HubSeries, cache_dir: Path, tmp_path: Path) -> None:
+    """The workers read the session's Hugging Face cache (HF_HOME, HF_HUB_OFFLINE=1), and each run
+    records its revision's weight identity, so the results table can tell the checkpoints apart."""
+    plan = tmp_path / "plan.yaml"
+    plan.write_text("name: hub\nsuites:\n  semantic: {limit-blocks: 1, constructions: [let_alone]}\n"
+                    "resources: {cpus: 1}\n"
+                    f"models:\n  - model: {hub_series.repo_id}\n    revisions: [step0, step8]\n")
+    summary = run_sweep(load_plan(plan))
+    assert [r.status for r in summary.reports] == [DONE] * 2, summary.reports
+    table = load_results()
+    hashes = table[table["model"] == hub_series.repo_id].groupby("step")["weights_sha256"].first().to_dict()
+    assert hashes == {step: weights_identity(ModelSpec(hub_series.repo_id, revision=f"step{step}"))
+                      for step in (0, 8)}
+    assert hashes[0] != hashes[8] and all(len(h) == 64 for h in hashes.values())

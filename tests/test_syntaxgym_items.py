@@ -169,66 +169,70 @@ def _formula(text: str) -> Callable[[dict[str, Any]], None]:
 
 BAD_SUITES = {
     "prediction of another type": (_set(["predictions", 0, "type"], "regex"),
-                                   ["'handmade'", "prediction 1", "'regex'", FORMULA]),
-    "formula does not parse": (_formula("(2;%good%) <"), ["'handmade'", "'(2;%good%) <'"]),
+                                   ["suite.json", "prediction 1", "unknown prediction type"]),
+    "formula does not parse": (_formula("(2;%good%) <"), ["suite.json", "prediction 1", "column 12"]),
     "formula with an unknown condition": (
         _formula("(2;%good%) < (2;%ugly%)"),
-        ["'handmade'", "item 1", "'(2;%good%) < (2;%ugly%)'", "'ugly'", "no item"]),
+        ["suite.json", "item 1", "prediction 1", "condition this item lacks", "no item"]),
     "formula with a region not in region_meta": (
         _formula("(9;%good%) < (2;%bad%)"),
-        ["'handmade'", "item 1", "'(9;%good%) < (2;%bad%)'", "region 9", "region_meta"]),
+        ["suite.json", "item 1", "prediction 1", "region 9", "region_meta"]),
     "formula with a region the condition lacks": (
         _delete(["items", 1, "conditions", 1, "regions", 1]),
-        ["'handmade'", "item 2", FORMULA, "'bad'", "region 2"]),
+        ["suite.json", "item 2", "prediction 1", "region 2 of condition 2"]),
     "item missing a condition the predictions use": (
         _delete(["items", 1, "conditions", 1]),
-        ["'handmade'", "item 2", FORMULA, "'bad'", "another item"]),
+        ["suite.json", "item 2", "prediction 1", "another item"]),
     "item missing a condition other items use": (
         lambda d: d["items"][0]["conditions"].append(
             {"condition_name": "extra", "regions": [{"region_number": 1, "content": "x"}]}),
-        ["'handmade'", "item 2", "'extra'", "missing"]),
+        ["suite.json", "item 2", "1 of the suite's 3 conditions", "missing"]),
     "region not in region_meta": (_set(["items", 0, "conditions", 0, "regions", 0,
                                         "region_number"], 7),
-                                  ["'handmade'", "item 1", "'good'", "region 7"]),
-    "unknown metric": (_set(["meta", "metric"], "mode"), ["'handmade'", "'mode'"]),
-    "no items": (_set(["items"], []), ["'handmade'", "no items"]),
+                                  ["suite.json", "item 1", "condition 1", "region 7"]),
+    "unknown metric": (_set(["meta", "metric"], "mode"), ["suite.json", "unknown metric"]),
+    "no items": (_set(["items"], []), ["suite.json", "no items"]),
     "item number twice": (_set(["items", 1, "item_number"], 1),
-                          ["'handmade'", "item number 1", "twice"]),
+                          ["suite.json", "item number 1", "twice"]),
     "condition twice": (_set(["items", 0, "conditions", 1, "condition_name"], "good"),
-                        ["'handmade'", "item 1", "'good'", "twice"]),
+                        ["suite.json", "item 1", "condition names at places 1 and 2"]),
     "region twice": (_set(["items", 0, "conditions", 0, "regions", 1, "region_number"], 1),
-                     ["'handmade'", "item 1", "'good'", "region number 1", "twice"]),
+                     ["suite.json", "item 1", "condition 1", "region number 1", "twice"]),
     "condition without text": (_set(["items", 1, "conditions", 0, "regions"], []),
-                               ["'handmade'", "item 2", "'good'", "no sentence"]),
+                               ["suite.json", "item 2", "condition 1", "no sentence"]),
     "item with no conditions": (_set(["items", 0, "conditions"], []),
-                                ["'handmade'", "item 1", "no conditions"]),
-    "missing meta": (_delete(["meta"]), ["suite 'suite'", "'meta'"]),
-    "missing region_meta": (_delete(["region_meta"]), ["'handmade'", "'region_meta'"]),
-    "missing predictions": (_delete(["predictions"]), ["'handmade'", "'predictions'"]),
-    "missing items": (_delete(["items"]), ["'handmade'", "'items'"]),
+                                ["suite.json", "item 1", "no conditions"]),
+    "missing meta": (_delete(["meta"]), ["suite.json", "'meta'"]),
+    "missing region_meta": (_delete(["region_meta"]), ["suite.json", "'region_meta'"]),
+    "missing predictions": (_delete(["predictions"]), ["suite.json", "'predictions'"]),
+    "missing items": (_delete(["items"]), ["suite.json", "'items'"]),
     "missing item_number": (_delete(["items", 0, "item_number"]),
-                            ["'handmade'", "item at position 1", "'item_number'"]),
+                            ["suite.json", "item at position 1", "'item_number'"]),
     "missing formula": (_delete(["predictions", 0, "formula"]),
-                        ["'handmade'", "prediction 1", "'formula'"]),
+                        ["suite.json", "prediction 1", "'formula'"]),
     "missing content": (_delete(["items", 1, "conditions", 0, "regions", 0, "content"]),
-                        ["'handmade'", "item 2", "'good'", "'content'"]),
+                        ["suite.json", "item 2", "condition 1", "'content'"]),
     "item_number as text": (_set(["items", 0, "item_number"], "1"),
-                            ["'handmade'", "'item_number'", "whole number"]),
+                            ["suite.json", "'item_number'", "whole number"]),
     "item_number true": (_set(["items", 0, "item_number"], True),
                          ["'item_number'", "not true/false"]),
     "content as number": (_set(["items", 0, "conditions", 0, "regions", 0, "content"], 3),
-                          ["'handmade'", "item 1", "'content'", "text"]),
+                          ["suite.json", "item 1", "condition 1", "'content'", "text"]),
     "region_meta key not a number": (_set(["region_meta", "first"], "x"),
-                                     ["'handmade'", "region_meta", "'first'"]),
-    "items not a list": (_set(["items"], {"1": {}}), ["'handmade'", "'items'", "a list"]),
+                                     ["suite.json", "region_meta", "entry 5"]),
+    "items not a list": (_set(["items"], {"1": {}}), ["suite.json", "'items'", "a list"]),
     "prediction not an object": (_set(["predictions", 0], "formula"),
-                                 ["'handmade'", "prediction 1"]),
+                                 ["suite.json", "prediction 1"]),
 }
+# the suite's own text, which no message may repeat (a wrong path must not show another file)
+SUITE_TEXT = ("handmade", "'good'", "'bad'", "%good%", "%ugly%", "'regex'", "'mode'", "'extra'", "first",
+              "The keys", "Dogs", "subject", "made by the test")
 
 
 @pytest.mark.parametrize("case", sorted(BAD_SUITES))
 def test_bad_suite_input_error_names_suite_item_formula(tmp_path: Path, case: str) -> None:
-    """Each bad suite is an InputError whose message names what is wrong and where."""
+    """Each bad suite is an InputError whose message names what is wrong and where (file, item,
+    condition and prediction by number), and repeats none of the suite's text."""
     change, expected = BAD_SUITES[case]
     data = suite_dict()
     change(data)
@@ -236,6 +240,7 @@ def test_bad_suite_input_error_names_suite_item_formula(tmp_path: Path, case: st
         read_suite(write_json(tmp_path, data))
     for text in expected:
         assert text in str(caught.value), (text, str(caught.value))
+    assert not [text for text in SUITE_TEXT if text in str(caught.value)], str(caught.value)
 
 
 @pytest.mark.parametrize("content, expected", [
@@ -339,10 +344,10 @@ def test_json_suite_to_long_csv_and_back(tmp_path: Path) -> None:
 @pytest.mark.parametrize("change, expected", [
     (lambda t: t.replace("2,good,1,subject", "two,good,1,subject"), r":10: item_number"),
     (lambda t: t.replace("2,bad,3,adverb", "2,bad,x,adverb"), r":16: region_number"),
-    (lambda t: t.replace("2,bad,3,adverb", "2,bad,3,manner"), r":16: region 3 is named 'manner'"),
+    (lambda t: t.replace("2,bad,3,adverb", "2,bad,3,manner"), r":16: region 3 has another region_name"),
     (lambda t: t.replace("region_name", "name", 1), "region_name missing"),
     (lambda t: "".join(line for line in t.splitlines(keepends=True)
-                       if not line.startswith("2,bad")), "item 2: condition 'bad' is missing"),
+                       if not line.startswith("2,bad")), "item 2: 1 of the suite's 2 conditions are missing"),
 ])
 def test_bad_long_csv(tmp_path: Path, change: Callable[[str], str], expected: str) -> None:
     """Bad long CSVs give an InputError with the line (or item) at fault."""
@@ -374,10 +379,10 @@ def test_stimuli_csv_with_byte_order_mark(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("content, expected", [
     (b"sentence,id\nA cat.,1\n ,2\n", r"stimuli.csv:3: the 'sentence' cell is empty"),
-    (b"text,id\nA cat.,1\n", r"no 'sentence' column \(the columns are: text, id\)"),
+    (b"text,id\nA cat.,1\n", r"no 'sentence' column in the header row"),
     (b"sentence\nA cat.\nA caf\xe9.\n", r"stimuli.csv:3: not UTF-8"),
     (b"sentence,id\n\"two\nlines\",1\nA cat.\n", r"stimuli.csv:4: 1 cells"),
-    (b"sentence,sentence\na,b\n", r"column 'sentence' appears twice"),
+    (b"sentence,sentence\na,b\n", r"stimuli.csv:1: the columns at places 1 and 2 are the same"),
     (b"", r"empty"),
     (b"\n\n", r"empty"),
 ])

@@ -225,9 +225,9 @@ def test_masked_model_uses_pll_tokens(tiny_bert: Path, tmp_path: Path, cache_dir
 
 @pytest.mark.parametrize("change, argv_extra, expected", [
     (lambda d: d["predictions"][0].update(formula="(9;%good%) < (2;%bad%)"), [],
-     ["'handmade'", "item 1", "(9;%good%) < (2;%bad%)", "region 9"]),
-    (lambda d: d["predictions"][0].update(formula="(2;%good%) <"), [], ["'handmade'", "'(2;%good%) <'"]),
-    (lambda d: d["items"][1]["conditions"].pop(), [], ["'handmade'", "item 2", "'bad'"]),
+     ["suite.json", "item 1", "prediction 1", "region 9"]),
+    (lambda d: d["predictions"][0].update(formula="(2;%good%) <"), [], ["suite.json", "prediction 1", "column 12"]),
+    (lambda d: d["items"][1]["conditions"].pop(), [], ["suite.json", "item 2", "another item"]),
     (lambda d: None, ["--limit-blocks", "0"], ["at least 1"]),
 ])
 def test_bad_suites_are_one_line(change: Any, argv_extra: list[str], expected: list[str], tmp_path: Path,

@@ -13,6 +13,7 @@ from pfcore.errors import InputError
 from pfcore.models import ModelSpec
 from pfcore.store.results import load_results
 from pfcore.suites import trajectory
+from pfcore.suites.checkpoints import checkpoints
 from tests.tiny_models import build_checkpoint_series
 
 
@@ -24,15 +25,15 @@ def series(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_checkpoints_sort_by_step_not_name(series: Path) -> None:
-    points = trajectory.checkpoints(ModelSpec(), None, str(series))
+    points = checkpoints(ModelSpec(), None, str(series))
     assert [p.step for p in points] == [0, 8, 32]
-    revs = trajectory.checkpoints(ModelSpec("org/m"), "step1000,step2,step64", None)
+    revs = checkpoints(ModelSpec("org/m"), "step1000,step2,step64", None)
     assert [p.spec.revision for p in revs] == ["step2", "step64", "step1000"]
-    assert len(trajectory.checkpoints(ModelSpec("org/m"), "pythia-log", None)) == 19
+    assert len(checkpoints(ModelSpec("org/m"), "pythia-log", None)) == 19
     with pytest.raises(InputError, match="either"):
-        trajectory.checkpoints(ModelSpec(), "step1", str(series))
+        checkpoints(ModelSpec(), "step1", str(series))
     with pytest.raises(InputError, match="no checkpoint"):
-        trajectory.checkpoints(ModelSpec(), None, str(series.parent))
+        checkpoints(ModelSpec(), None, str(series.parent))
 
 
 def test_trajectory_runs_resumes_and_lands_in_results(series: Path, cache_dir: Path, capsys,

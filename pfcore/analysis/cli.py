@@ -9,6 +9,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from pfcore.analysis.bands import ITEM_COUNTS_PATH, write_item_counts
 from pfcore.analysis.fdcorr import fd_correlation
 from pfcore.analysis.models import (
     PAPER_P,
@@ -20,14 +21,12 @@ from pfcore.analysis.models import (
     refit_variants,
 )
 from pfcore.analysis.series import available_series, milestones, series_values
-from pfcore.store.results import (
-    duplicate_checkpoints,
-    fetch_published,
-    import_published,
-    load_results,
-    results_path,
-    summarize,
-)
+from pfcore.errors import InputError
+from pfcore.store.fetch import fetch_published
+from pfcore.store.published import BUNDLE_PATH, bundle_published, collection_of, manifest_path
+from pfcore.store.published_tsv import PUBLISHED_COMMIT, PUBLISHED_REPO
+from pfcore.store.results import import_bundled, import_published, load_results, results_path, summarize
+from pfcore.suites.checkpoints import duplicate_checkpoints
 
 SERIES_HELP = ("CONSTRUCTION:FILTER[@METRIC], e.g. letalone:aligned, pf_avg:all, "
                "ewok:domain_physical-relations, blimp:all, syntax:Avg_Test")
@@ -47,16 +46,36 @@ def _print_json(data: object) -> None:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    """Import every published summary under PATH into the results table."""
-    summary = summarize(import_published(Path(args.path)))
+    """Import every published summary under PATH (or the bundled table) into the results table."""
+    if bool(args.path) == args.bundled:
+        raise InputError("give the folder of the published summaries, or --bundled for the table that "
+                         "ships with pfcore (not both)")
+    rows = import_bundled(replace=args.replace) if args.bundled else import_published(Path(args.path),
+                                                                                        replace=args.replace)
+    summary = summarize(rows)
+    label = collection_of(str(rows["source"].iloc[0]))
     if args.json:
-        _print_json(summary)
+        _print_json({**summary, "label": label})
         return 0
-    print(f"imported {summary['rows']} rows from {summary['sources']} files into {results_path()}")
+    print(f"imported {summary['rows']} rows from {summary['sources']} files into {results_path()}, "
+          f"as source {label}")
     models: dict[str, dict[str, Any]] = summary["models"]  # type: ignore[assignment]
     for model, info in models.items():
         print(f"  {model}: {info['rows']} rows, {info['revisions']} revisions, "
               f"suites {', '.join(info['suites'])}")
+    return 0
+
+
+def cmd_bundle(args: argparse.Namespace) -> int:
+    """Make the bundled table (and the item-set counts beside it) from a published folder."""
+    out = Path(args.out)
+    manifest = bundle_published(Path(args.source), repository=args.repository, commit=args.commit,
+                                path=out / BUNDLE_PATH.name)
+    counts = write_item_counts(out / ITEM_COUNTS_PATH.name)
+    print(f"wrote {out / BUNDLE_PATH.name}: {manifest['rows']:,} rows from {manifest['files']} files for "
+          f"{manifest['models']} models ({manifest['bytes']:,} bytes, sha256 {manifest['sha256']}), its manifest "
+          f"{manifest_path(out / BUNDLE_PATH.name)}, and {len(counts)} item-set counts in "
+          f"{out / ITEM_COUNTS_PATH.name}")
     return 0
 
 
@@ -165,10 +184,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     results = subparsers.add_parser("results", help="the results table: import or fetch the "
                                                     "paper's published summaries")
     rsub = results.add_subparsers(dest="results_command", required=True)
-    p = rsub.add_parser("import", help="read every summary TSV under PATH into the table")
-    p.add_argument("path", help="the outputs_summary folder of the paper's repository")
+    p = rsub.add_parser("import", help="read every summary TSV under PATH (or the bundled table) into the table")
+    p.add_argument("path", nargs="?", help="the outputs_summary folder of the paper's repository")
+    p.add_argument("--bundled", action="store_true",
+                   help="the published results that ship with pfcore (no network), instead of a folder")
+    p.add_argument("--replace", action="store_true",
+                   help="replace this folder's earlier import although its files have changed (other "
+                        "sources are never touched)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=cmd_import)
+    p = rsub.add_parser("bundle", help="make the bundled published table from an outputs_summary folder")
+    p.add_argument("--from", dest="source", required=True, metavar="FOLDER",
+                   help="the outputs_summary folder of the paper's repository at COMMIT")
+    p.add_argument("--commit", default=PUBLISHED_COMMIT, help="the commit FOLDER was taken from (default "
+                   "the pinned one)")
+    p.add_argument("--repository", default=PUBLISHED_REPO, help="the repository FOLDER was taken from")
+    p.add_argument("--out", default=str(BUNDLE_PATH.parent),
+                   help="where to write the table, its manifest and the item-set counts (default data/reference)")
+    p.set_defaults(func=cmd_bundle)
     p = rsub.add_parser("fetch", help="download the published summaries from GitHub into DEST")
     p.add_argument("dest", help="folder to write them to")
     p.set_defaults(func=cmd_fetch)

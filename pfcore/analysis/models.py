@@ -4,19 +4,19 @@ The data is one row per model x construction: semantic accuracy in percent with 
 parameter count, pretraining tokens and type (CausalLM | MLM). The paper's rows are Table 6 joined
 with Table 9; own runs contribute their final-model semantic accuracy on the plausible (aligned)
 items, which is what Table 6 reports.
+
+statsmodels and scipy are imported inside the functions that fit or test (about 1.5 s): the
+Probe and the base rates read this module's constants and table helpers without them.
 """
 from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
-import statsmodels.formula.api as smf
-from scipy.stats import spearmanr
-from scipy.stats import t as student_t
-from statsmodels.tools.sm_exceptions import ConvergenceWarning
 
 from pfcore.analysis.reference import load_reference
 from pfcore.errors import InputError
@@ -139,6 +139,9 @@ def fit_mixed(data: pd.DataFrame, predictors: tuple[str, ...] = tuple(PREDICTORS
     if n_models < 3:
         raise InputError(f"a mixed-effects model across models needs at least 3 models "
                          f"(got {n_models})")
+    import statsmodels.formula.api as smf
+    from statsmodels.tools.sm_exceptions import ConvergenceWarning
+
     formula = "accuracy ~ " + " + ".join(PREDICTORS[p] for p in predictors)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -184,6 +187,8 @@ class Rho:
 
 def accuracy_parameter_rho(data: pd.DataFrame) -> Rho:
     """Rank correlation of each model's four-construction average with its parameter count."""
+    from scipy.stats import spearmanr
+
     avg = per_model_average(data)
     if len(avg) < 3:
         raise InputError(f"Spearman's rho needs at least 3 models (got {len(avg)})")
@@ -217,7 +222,7 @@ def refit_variants(seed: int = 0, draws: int = 40) -> pd.DataFrame:
     rows.append(_variant("random intercept per model family", [fit_mixed(_with_family(data), groups="family")]))
     rows.append(_variant("Table 5 (PLL) accuracies for the masked models", [fit_mixed(_table5_for_mlms(data))]))
     base = fit_mixed(data).coefficients.set_index("term")
-    t_p = float(2 * student_t.sf(abs(base.loc["log_parameters", "z"]), T_DF))
+    t_p = float(2 * _student_t().sf(abs(base.loc["log_parameters", "z"]), T_DF))
     rows.append({"variant": f"t-test with {T_DF} df instead of z", "coef": float(base.loc["log_parameters", "coef"]),
                  "p_min": t_p, "p_max": t_p, "significant": _significant(base, t_df=T_DF)})
     return pd.DataFrame(rows)
@@ -234,8 +239,15 @@ def _variant(name: str, fits: list[MixedFit]) -> dict[str, object]:
 
 def _significant(terms: pd.DataFrame, t_df: int | None = None) -> str:
     """The predictors (not the intercept) significant at .05, by z or by t with `t_df` df."""
-    p = terms["p"] if t_df is None else 2 * student_t.sf(terms["z"].abs(), t_df)
+    p = terms["p"] if t_df is None else 2 * _student_t().sf(terms["z"].abs(), t_df)
     return ", ".join(sorted(t for t, v in zip(terms.index, p) if t != "Intercept" and v < 0.05))
+
+
+def _student_t() -> Any:
+    """scipy's Student t distribution (imported here: only the refits test with it)."""
+    from scipy.stats import t
+
+    return t
 
 
 def _scaled_sizes(data: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:

@@ -5,19 +5,29 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import pandas as pd
 
+from pfcore.analysis.bands import BAND_COLUMNS, with_bands
 from pfcore.analysis.fdcorr import FDCorrelation, fd_correlation
 from pfcore.analysis.models import RUN_SOURCE_PREFIX
 from pfcore.analysis.series import available_series, series_sources, trajectories
 from pfcore.errors import InputError
 from pfcore.items.schema import CONSTRUCTIONS, PF_CONSTRUCTIONS, PUBLISHED_NAMES
-from pfcore.store.results import PUBLISHED_REPO
+from pfcore.store.published import (
+    BUNDLED_PREFIX,
+    EARLIER,
+    IMPORT_PREFIX,
+    bundled_label,
+    collection_of,
+    file_of,
+    is_label,
+)
+from pfcore.store.published_tsv import PUBLISHED_REPO
+from pfcore.store.results import imported_folders
 
-PUBLISHED = "published"
-OWN = "own"
-ORIGINS = {PUBLISHED: "published import", OWN: "your runs"}
+OWN = "own"  # the origin of own runs' rows; every other origin is a collection's label (pfcore.store.published)
 # the paper's Figure 2 curves, with the names its legend uses
 FIGURE2 = {"pf_avg:aligned": "PF meaning, plausible", "pf_avg:misaligned": "PF meaning, implausible",
            "syntax:Avg_Test": "PF form (syntax)", "blimp:all": "BLiMP", "comps:all": "COMPS",
@@ -34,8 +44,38 @@ CONSTRUCTION_WORDS = {PUBLISHED_NAMES[name]: words for name, words in CONSTRUCTI
 
 
 def origin_of(sources: pd.Series) -> pd.Series:
-    """Each row's origin: "own" for `pfcore run ...` sources, else "published"."""
-    return sources.str.startswith(RUN_SOURCE_PREFIX).map({True: OWN, False: PUBLISHED})
+    """Each row's origin: "own" for `pfcore run ...` sources, else the collection its source names
+    (the bundled published results, one imported folder, or an earlier import)."""
+    return sources.map(lambda s: OWN if s.startswith(RUN_SOURCE_PREFIX) else collection_of(s))
+
+
+def _rank(origin: str) -> tuple[int, str]:
+    """Order of origins in a picker: published first (the paper's figures), your runs, imports, earlier."""
+    kinds = (BUNDLED_PREFIX, OWN, IMPORT_PREFIX, EARLIER)
+    return next(i for i, kind in enumerate(kinds) if origin.startswith(kind)), origin
+
+
+def origin_name(origin: str) -> str:
+    """An origin in a few words: "published @ a6b6990", "your runs", "imported outputs_summary/ (3f9a1c2)"."""
+    if origin == OWN:
+        return "your runs"
+    if origin.startswith(BUNDLED_PREFIX):
+        return f"published @ {origin.removeprefix(BUNDLED_PREFIX)}"
+    if origin.startswith(IMPORT_PREFIX):
+        folders = imported_folders().get(origin, [])
+        where = f"{Path(folders[0]).name}/ " if folders else ""
+        return f"imported {where}({origin.removeprefix(IMPORT_PREFIX)[:7]})"
+    return "earlier import"
+
+
+def origin_text(origin: str) -> str:
+    """Where an origin's numbers come from, in a phrase."""
+    if origin.startswith(BUNDLED_PREFIX):
+        return (f"the paper's published results ({PUBLISHED_REPO} @ {origin.removeprefix(BUNDLED_PREFIX)}, "
+                f"bundled with pfcore; source {origin})")
+    if origin.startswith(IMPORT_PREFIX):
+        return f"a folder you imported ({origin_name(origin)}; source {origin})"
+    return "your own runs" if origin == OWN else "an import made before pfcore kept sources apart"
 
 
 def checkpoint_models(table: pd.DataFrame) -> dict[str, str]:
@@ -43,8 +83,8 @@ def checkpoint_models(table: pd.DataFrame) -> dict[str, str]:
     rows = table[table["step"].notna()]
     labels = {}
     for model, group in rows.groupby("model", sort=True):
-        origins = [ORIGINS[o] for o in ORIGINS if o in set(origin_of(group["source"]))]
-        labels[model] = f"{model} · {' + '.join(origins)} · {group['step'].nunique()} checkpoints"
+        origins = sorted(set(origin_of(group["source"])), key=_rank)
+        labels[model] = f"{model} · {' + '.join(map(origin_name, origins))} · {group['step'].nunique()} checkpoints"
     return labels
 
 
@@ -54,25 +94,32 @@ def default_model(models: Sequence[str]) -> int:
 
 
 def source_choices(table: pd.DataFrame, model: str) -> list[str]:
-    """What a model's numbers can be limited to: each origin present, then each published file."""
+    """What a model's numbers can be limited to: each origin present (published first), then each
+    published file when there are several."""
     rows = table[(table["model"] == model) & table["step"].notna()]
-    origins = set(origin_of(rows["source"]))
-    files = sorted(rows.loc[origin_of(rows["source"]) == PUBLISHED, "source"].unique())
-    return [o for o in ORIGINS if o in origins] + (files if len(files) > 1 else [])
+    origins = origin_of(rows["source"])
+    files = sorted(rows.loc[origins != OWN, "source"].unique(), key=lambda s: (_rank(collection_of(s)), s))
+    return sorted(set(origins), key=_rank) + (files if len(files) > 1 else [])
+
+
+def _is_origin(source: str) -> bool:
+    """Whether a source choice is a whole origin (else it is one published file)."""
+    return source in (OWN, EARLIER) or is_label(source)
 
 
 def source_label(source: str) -> str:
     """A source choice in words."""
-    if source == PUBLISHED:
-        return "published import (all its files)"
-    return "your runs (pfcore trajectory)" if source == OWN else f"only {source}"
+    if source == OWN:
+        return "your runs (pfcore trajectory)"
+    if _is_origin(source):
+        return f"{origin_name(source)} (all its files)"
+    return f"only {file_of(source)} ({origin_name(collection_of(source))})"
 
 
 def scoped(table: pd.DataFrame, model: str, source: str) -> pd.DataFrame:
-    """One model's checkpoint rows from one origin (published / own) or one published file."""
+    """One model's checkpoint rows from one origin or one published file."""
     rows = table[(table["model"] == model) & table["step"].notna()]
-    origins = origin_of(rows["source"])
-    rows = rows[origins == source] if source in ORIGINS else rows[rows["source"] == source]
+    rows = rows[origin_of(rows["source"]) == source] if _is_origin(source) else rows[rows["source"] == source]
     if rows.empty:
         raise InputError(f"{model} has no checkpoint results from {source_label(source)}")
     return rows
@@ -85,8 +132,8 @@ def provenance(rows: pd.DataFrame, source: str) -> str:
     if source == OWN:
         return (f"From your own runs: {len(sources)} run record(s) over {steps} checkpoints, made by "
                 f"`python -m pfcore trajectory` (sources `{sources[0]}` ...).")
-    return (f"From the published import ({PUBLISHED_REPO}), {steps} checkpoints: "
-            + ", ".join(f"`{s}`" for s in sources))
+    origin = source if _is_origin(source) else collection_of(source)
+    return (f"From {origin_text(origin)}, {steps} checkpoints: " + ", ".join(f"`{file_of(s)}`" for s in sources))
 
 
 def scope_key(model: str, source: str) -> str:
@@ -94,18 +141,23 @@ def scope_key(model: str, source: str) -> str:
     return f"{source}|{model}"
 
 
+def bundled_scope(model: str) -> str:
+    """The scope of a model's published numbers as they ship with pfcore (what the paper's figures draw)."""
+    return scope_key(model, bundled_label())
+
+
 def scope_label(key: str) -> str:
     """A scope option in words: the model and its origin."""
     source, _, model = key.partition("|")
-    return f"{model} ({ORIGINS[source]})"
+    return f"{model} ({origin_name(source)})"
 
 
 def compare_choices(table: pd.DataFrame, model: str, source: str) -> list[str]:
     """Every (model, origin) with checkpoints except the one shown, to draw beside it."""
     rows = table[table["step"].notna()]
     pairs = rows.assign(origin=origin_of(rows["source"]))[["model", "origin"]].drop_duplicates()
-    keys = [scope_key(m, o) for m, o in sorted(pairs.itertuples(index=False))]
-    shown = scope_key(model, source if source in ORIGINS else PUBLISHED)
+    keys = [scope_key(m, o) for m, o in sorted(pairs.itertuples(index=False), key=lambda p: (p[0], _rank(p[1])))]
+    shown = scope_key(model, source if _is_origin(source) else collection_of(source))
     return [k for k in keys if k != shown]
 
 
@@ -164,8 +216,9 @@ def curves(table: pd.DataFrame, scopes: Sequence[str], names: Sequence[str]) -> 
         rows = scoped(table, model, source)
         picked = present(names, available_series(rows, model))
         if picked:
-            part = _with_sources(rows, model, trajectories(rows, model, picked))
-            frames.append(part.assign(model=model, origin=ORIGINS.get(source, ORIGINS[PUBLISHED])))
+            part = with_bands(rows, _with_sources(rows, model, trajectories(rows, model, picked)))
+            origin = source if _is_origin(source) else collection_of(source)
+            frames.append(part.assign(model=model, origin=origin_name(origin)))
     if not frames:
         raise InputError("none of the chosen series has values for these models")
     data = pd.concat(frames, ignore_index=True)
@@ -173,7 +226,7 @@ def curves(table: pd.DataFrame, scopes: Sequence[str], names: Sequence[str]) -> 
     if len(scopes) > 1:
         label = label + " · " + data["model"] + " (" + data["origin"] + ")"
     return data.assign(label=label)[["model", "origin", "series", "label", "construction", "filter",
-                                     "metric", "step", "value", "source"]]
+                                     "metric", "step", "value", *BAND_COLUMNS, "source"]]
 
 
 def construction_filters(rows: pd.DataFrame, model: str) -> list[str]:
@@ -196,7 +249,7 @@ def construction_curves(rows: pd.DataFrame, model: str, filters: Sequence[str]) 
     names = present([f"{c}:{f}" for c in PF_CONSTRUCTIONS for f in filters], available_series(rows, model))
     if not names:
         raise InputError(f"{model} has no per-construction values for {', '.join(filters)}")
-    data = _with_sources(rows, model, trajectories(rows, model, names))
+    data = with_bands(rows, _with_sources(rows, model, trajectories(rows, model, names)))
     return data.assign(filter=data["filter"].map(filter_label))
 
 

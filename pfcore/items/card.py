@@ -76,8 +76,8 @@ def build_card(items: Sequence[Item], lexicon: Lexicon, constructions: Sequence[
 def write_card(out: str | Path, markdown: str, data: dict[str, Any]) -> tuple[Path, Path]:
     """Write the card files beside the item file; returns their paths."""
     md_path, json_path = card_paths(out)
-    write_text_atomic(md_path, markdown)
-    write_text_atomic(json_path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    write_text_atomic(md_path, markdown, what="the dataset card")
+    write_text_atomic(json_path, json.dumps(data, indent=1, ensure_ascii=False) + "\n", what="the dataset card")
     return md_path, json_path
 
 

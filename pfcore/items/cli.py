@@ -69,7 +69,7 @@ def generate_command(args: argparse.Namespace) -> int:
     card = None
     if not args.paper_compatible:
         card = build_card(items, lexicon, names, _command_line(args), args.reference)
-    write_text_atomic(args.out, text)
+    write_text_atomic(args.out, text, what="the item file")
     print(f"wrote {len(items):,} {args.kind} items ({', '.join(names)}; lexicon "
           f"{lexicon.version}) to {args.out}")
     if card is not None:

@@ -1,7 +1,7 @@
 """Item files: the published TSV layouts, and our own CSV and JSONL (optionally gzipped).
 
 Reading collects every problem with its line; `read_item_file` raises them as one InputError.
-Writing goes to a temporary file first, so a failed write leaves nothing behind.
+Writing goes through `paths.write_atomic`, so a failed write leaves nothing behind.
 """
 from __future__ import annotations
 
@@ -9,11 +9,7 @@ import csv
 import gzip
 import io
 import json
-import os
 import re
-import reprlib
-import tempfile
-import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
@@ -25,6 +21,7 @@ from pfcore.errors import InputError
 from pfcore.items.generate import PAPER_MANIPULATIONS
 from pfcore.items.lexicon import Lexicon, frame_name, load_lexicon
 from pfcore.items.schema import FILLS, ITEM_TYPES, SYNTAX_CONTROL, Item, SemanticItem, SyntaxItem, build, field_names
+from pfcore.paths import ReadKind, ReadRefused, read_bounded, write_atomic
 
 FORMATS = ("paper-tsv", "csv", "jsonl")
 PAPER_SEMANTIC_COLUMNS = ["Swapped_Condition", "Swapped_Stimulus", "Let-Alone", "Sentence",
@@ -33,8 +30,6 @@ PAPER_SYNTAX_COLUMNS = ["Cxn", *PAPER_SEMANTIC_COLUMNS, "manipulation"]
 PAPER_SYNTAX_OPTIONAL = ["old_index"]  # the archive's row number in the authors' first pass
 META_KEY = "pfcore_items"
 MAX_REPORTED = 20
-MAX_TEXT_BYTES = 256 * 2**20  # an item file's text, decompressed (the shipped ones hold under 40 MiB)
-GZIP_MAGIC = b"\x1f\x8b"
 CONVERSION_ERRORS = (ValueError, TypeError, OverflowError)  # a value that is not of a field's type
 TO_PAPER_MANIPULATION = {ours: paper for paper, ours in PAPER_MANIPULATIONS.items()}
 
@@ -82,7 +77,7 @@ def write_items(items: Sequence[Item], path: str | Path, format: str | None = No
     path = Path(path)
     fmt = format_for(path, format)
     text = render_items(items, fmt, meta)
-    write_text_atomic(path, text)
+    write_text_atomic(path, text, what="the item file")
 
 
 def render_items(items: Sequence[Item], fmt: str, meta: dict[str, Any] | None = None) -> str:
@@ -111,40 +106,16 @@ def render_items(items: Sequence[Item], fmt: str, meta: dict[str, Any] | None = 
     return "\n".join(lines) + "\n"
 
 
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write text (gzipped, reproducibly, when the name ends in .gz) via a temporary file."""
+def write_text_atomic(path: Path, text: str, *, what: str = "the file") -> None:
+    """Write text through `paths.write_atomic` (all of it or nothing), gzipped reproducibly (no
+    name or time in the header) when the name ends in .gz."""
     data = text.encode("utf-8")
-    if path.suffix == ".gz":
+    if Path(path).suffix == ".gz":
         buffer = io.BytesIO()
         with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0, compresslevel=9) as gz:
             gz.write(data)
         data = buffer.getvalue()
-    try:
-        _replace(path, data)
-    except OSError as exc:
-        reason = "its folder is a file" if isinstance(exc, FileExistsError) else exc.strerror
-        raise InputError(f"cannot write {path}: {reason or exc}") from exc
-
-
-def _replace(path: Path, data: bytes) -> None:
-    """Put data at path (creating its folder) through a temporary file removed on failure."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    """The process umask (read by setting and restoring it), for ordinary file permissions."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    write_atomic(Path(path), data, what)
 
 
 def _cell(value: Any) -> str:
@@ -223,34 +194,18 @@ def parse_item_file(path: str | Path, lexicon: Lexicon | None = None) -> tuple[I
 
 
 def _read_text(path: Path, problems: _Problems) -> str | None:
-    """The file's text, or None and a problem: unreadable, broken gzip, over the cap, not UTF-8."""
+    """The file's text, or None and a problem: unreadable, not a file, broken gzip, over the item
+    file's cap (counted after decompression, see `paths.read_bounded`), not UTF-8."""
     try:
-        raw = _capped_bytes(path)
-    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-        problems.add(1, f"cannot read the file (broken gzip data: {exc})")
-        return None
-    except OSError as exc:
-        problems.add(1, f"cannot read the file ({exc.strerror or exc})")
-        return None
-    if len(raw) > MAX_TEXT_BYTES:
-        problems.add(1, f"the file holds more than {MAX_TEXT_BYTES / 2**20:g} MiB of text; "
-                        "split it into smaller files")
+        raw = read_bounded(path, ReadKind.ITEMS, gunzip=True)
+    except ReadRefused as exc:
+        problems.add(exc.line or 1, exc.reason)
         return None
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         problems.add(raw.count(b"\n", 0, exc.start) + 1, f"not UTF-8 text ({exc.reason})")
         return None
-
-
-def _capped_bytes(path: Path) -> bytes:
-    """The file's bytes, decompressed when gzipped, read as a stream that stops one byte past
-    MAX_TEXT_BYTES (so that a gzip bomb costs no more memory than the cap)."""
-    with path.open("rb") as handle:
-        if handle.peek(len(GZIP_MAGIC)).startswith(GZIP_MAGIC):
-            with gzip.GzipFile(fileobj=handle) as unzipped:
-                return unzipped.read(MAX_TEXT_BYTES + 1)
-        return handle.read(MAX_TEXT_BYTES + 1)
 
 
 def _parse_json(line: str) -> tuple[Any, str]:
@@ -275,16 +230,6 @@ def _encodable(value: Any) -> bool:
     return True
 
 
-_REPR = reprlib.Repr()
-_REPR.maxstring = _REPR.maxother = 80
-_REPR.maxlist = 40
-
-
-def _shown(value: Any) -> str:
-    """A value's repr, shortened so that a huge cell cannot flood a problem message."""
-    return _REPR.repr(value)
-
-
 def _meta_line(line: str, lineno: int, problems: _Problems) -> dict[str, Any]:
     """The metadata object of a first line, or {} and a problem."""
     value, why = _parse_json(line)
@@ -305,8 +250,8 @@ def _kind_of(meta: dict[str, Any], columns: Sequence[str], lineno: int,
     for name in ITEM_TYPES:
         if set(columns) == set(field_names(name)):
             return name
-    problems.add(lineno, f"unknown item kind {_shown(kind)} and columns {_shown(list(columns))} "
-                         "match no kind")
+    problems.add(lineno, f"the metadata names no item kind and the {len(columns)} columns are not the fields of "
+                         f"one (of {', '.join(ITEM_TYPES)})")
     return ""
 
 
@@ -423,14 +368,14 @@ def _add(out: ItemFile, lineno: int, record: dict[str, Any], problems: _Problems
         missing = [n for n in names if n not in record]
         extra = [k for k in record if k not in names]
         parts = [f"missing fields {', '.join(missing)}"] if missing else []
-        parts += [f"unknown fields {', '.join(extra)}"] if extra else []
+        parts += [f"{len(extra)} fields that {out.kind} items do not have"] if extra else []
         problems.add(lineno, "; ".join(parts))
         return
     try:
         values = {name: convert(record[name]) for name, _, convert in converters}
     except CONVERSION_ERRORS:
         name, type_name = next((n, t) for n, t, c in converters if not _converts(c, record[n]))
-        problems.add(lineno, f"field {name}: cannot read {_shown(record[name])} as {type_name}")
+        problems.add(lineno, f"field {name}: the value is not of type {type_name}")
         return
     out.items.append(ITEM_TYPES[out.kind](**values))
     out.lines.append(lineno)
@@ -499,7 +444,7 @@ def _read_paper(path: Path, text: str, lexicon: Lexicon, problems: _Problems) ->
     if header[:len(PAPER_SYNTAX_COLUMNS)] == PAPER_SYNTAX_COLUMNS and \
             header[len(PAPER_SYNTAX_COLUMNS):] in ([], PAPER_SYNTAX_OPTIONAL):
         return _read_paper_syntax(path, rows[1:], lexicon, problems)
-    problems.add(1, f"unknown TSV header {_shown(header)}; expected {PAPER_SEMANTIC_COLUMNS} "
+    problems.add(1, f"unknown TSV header ({len(header)} columns); expected {PAPER_SEMANTIC_COLUMNS} "
                     f"or {PAPER_SYNTAX_COLUMNS} [+ old_index]")
     return ItemFile(str(path), "", "paper-tsv")
 
@@ -535,7 +480,7 @@ class _ScaleCache(dict[tuple[str, str, str, str], str]):
 def _flag(value: str, name: str) -> int:
     """A 0/1 column value."""
     if value not in ("0", "1"):
-        raise ValueError(f"{name} must be 0 or 1, found {value!r}")
+        raise ValueError(f"{name} must be 0 or 1")
     return int(value)
 
 
@@ -557,12 +502,13 @@ def _read_paper_semantic(path: Path, rows: list[tuple[int, list[str]]], lexicon:
                    rf"{re.escape(noun)}, (.+) an? (\S+)$")
         match = re.match(pattern, context) if sep else None
         if match is None:
-            problems.add(lineno, f"sentence does not read as '{pronoun} {modal} {verb} a ADJ "
-                                 f"{noun}, CONNECTIVE a ADJ one. FOLLOW-UP': {sentence!r}")
+            problems.add(lineno, "the Sentence does not read as 'PRONOUN MODAL VERB a ADJ NOUN, CONNECTIVE a ADJ "
+                                 "one. FOLLOW-UP' with the row's Pronoun, Modal, Plain Verb and Noun")
             continue
         first, connective, second = match.groups()
         if (connective in names) != bool(flags[2]):
-            problems.add(lineno, f"Let-Alone is {flags[2]} but the connective is {connective!r}")
+            problems.add(lineno, f"Let-Alone is {flags[2]} but the sentence's connective is "
+                                 f"{'a construction' if connective in names else 'not a construction'}")
             continue
         parsed.append((lineno, flags, context + " one.", followup, connective,
                        (verb, noun, pronoun, modal), (first, second)))
@@ -601,17 +547,16 @@ def _read_paper_syntax(path: Path, rows: list[tuple[int, list[str]]], lexicon: L
     for lineno, row in _paper_rows(rows, len(PAPER_SYNTAX_COLUMNS), problems):
         cxn, swapped, _, _, sentence, verb, noun, pronoun, modal, manipulation = row[:10]
         if cxn not in names:
-            problems.add(lineno, f"unknown Cxn {cxn!r} (known: {', '.join(names)})")
+            problems.add(lineno, f"unknown Cxn (known: {', '.join(names)})")
             continue
         if manipulation not in PAPER_MANIPULATIONS:
-            problems.add(lineno, f"unknown manipulation {manipulation!r} "
-                                 f"(known: {', '.join(PAPER_MANIPULATIONS)})")
+            problems.add(lineno, f"unknown manipulation (known: {', '.join(PAPER_MANIPULATIONS)})")
             continue
         first = re.search(rf"\b[Aa]n? (\S+) {re.escape(noun)}\b", sentence)
         second = re.search(r"\ban? (\S+) one\b", sentence)
         if swapped not in ("0", "1") or first is None or second is None:
-            problems.add(lineno, f"cannot find 'a ADJ {noun}' and 'a ADJ one' (or Swapped_Condition "
-                                 f"is not 0/1) in {sentence!r}")
+            problems.add(lineno, "cannot find 'a ADJ NOUN' (with the row's Noun) and 'a ADJ one' in the Sentence "
+                                 "(or Swapped_Condition is not 0/1)")
             continue
         weak, strong = (first[1], second[1]) if swapped == "0" else (second[1], first[1])
         scale = scales(verb, noun, weak, strong)

@@ -202,17 +202,27 @@ def _grammar() -> pp.ParserElement:
 GRAMMAR = _grammar()
 
 
+class FormulaError(InputError):
+    """A formula that cannot be parsed: the message quotes it; `problem` says what is wrong and at
+    which column without quoting it (for messages about a file, which never repeat its text)."""
+
+    def __init__(self, message: str, problem: str) -> None:
+        super().__init__(message)
+        self.problem = problem
+
+
 def parse_formula(text: str) -> Formula:
-    """Parse a prediction formula; InputError naming the formula and the place it goes wrong."""
+    """Parse a prediction formula; FormulaError naming the formula and the place it goes wrong."""
     if not text.strip():
-        raise InputError(f"the prediction formula {_quote(text)} is empty")
+        raise FormulaError(f"the prediction formula {_quote(text)} is empty", "the formula is empty")
     try:
         root = GRAMMAR.parse_string(text, parse_all=True)[0]
     except pp.ParseBaseException as exc:
-        raise InputError(f"cannot parse the prediction formula {_quote(text)}: "
-                         f"{_explain(exc)}") from None
+        raise FormulaError(f"cannot parse the prediction formula {_quote(text)}: {_explain(exc, shown=True)}",
+                           f"cannot parse the formula: {_explain(exc, shown=False)}") from None
     except RecursionError:
-        raise InputError(f"the prediction formula {_quote(text)} is nested too deeply") from None
+        raise FormulaError(f"the prediction formula {_quote(text)} is nested too deeply",
+                           "the formula is nested too deeply") from None
     return Formula(root, text)
 
 
@@ -221,13 +231,14 @@ def _quote(text: str) -> str:
     return repr(text) if len(text) <= MAX_QUOTED else repr(text[:MAX_QUOTED]) + "..."
 
 
-def _explain(exc: pp.ParseBaseException) -> str:
-    """Say what went wrong and at which column, with the text found there."""
+def _explain(exc: pp.ParseBaseException, *, shown: bool) -> str:
+    """Say what went wrong and at which column, with the text found there when `shown`."""
     rest = exc.pstr[exc.loc:]
     if rest.strip() in OPERATIONS:
         return f"the operator {rest.strip()!r} at column {exc.col} has nothing after it"
-    where = f"at column {exc.col} " + (f"({rest[:12]!r})" if rest else "(the end of the formula)")
+    found = (f" ({rest[:12]!r})" if rest else " (the end of the formula)") if shown else ""
+    where = f"at column {exc.col}{found} "
     message = re.sub(r",? found .*$", "", exc.msg)
     if message == "Expected end of text":
-        return f"unexpected text {where}; operators are + - < > = & | and brackets ( ) [ ]"
-    return f"{message} {where}"
+        return f"unexpected text {where.rstrip()}; operators are + - < > = & | and brackets ( ) [ ]"
+    return f"{message} {where.rstrip()}"

@@ -3,7 +3,9 @@
 A condition's sentence is built as SyntaxGym builds it: the regions with text, each stripped on
 the left, joined by one space. Each region keeps its character span in that sentence, so scores
 of tokens can be gathered per region (see pfcore.scoring.align).
-Every problem in a file is an InputError naming the suite (or file), the item and the formula.
+Every problem in a file is an InputError naming the file, the line or the item, condition and
+prediction by number, and what is wrong; no message repeats the file's text (a wrong path must not
+show what another file holds). Files are read through `paths`' bounded reader.
 """
 from __future__ import annotations
 
@@ -17,7 +19,8 @@ from typing import Any
 
 from pfcore.errors import InputError
 from pfcore.items.formats import write_text_atomic
-from pfcore.items.formula import Formula, parse_formula
+from pfcore.items.formula import Formula, FormulaError, parse_formula
+from pfcore.paths import ReadKind, read_bounded, text_lines
 from pfcore.scoring.align import METRICS
 
 LONG_COLUMNS = ("item_number", "condition_name", "region_number", "region_name", "content")
@@ -123,7 +126,7 @@ def build_suite(label: str, name: str, metric: str, region_names: dict[int, str]
                 formulas: list[str], items: list[RawItem]) -> GymSuite:
     """A checked GymSuite; `label` names the suite (and file) in every InputError."""
     if metric not in METRICS:
-        raise InputError(f"{label}: unknown metric {metric!r} (choose from {', '.join(METRICS)})")
+        raise InputError(f"{label}: unknown metric (choose from {', '.join(METRICS)})")
     if not items:
         raise InputError(f"{label}: the suite has no items")
     predictions = tuple(_parse_prediction(label, index, text)
@@ -141,8 +144,8 @@ def _parse_prediction(label: str, index: int, text: str) -> Formula:
     """The parsed formula of prediction `index` (from 1); InputError naming suite and formula."""
     try:
         return parse_formula(text)
-    except InputError as exc:
-        raise InputError(f"{label}, prediction {index}: {exc}") from None
+    except FormulaError as exc:
+        raise InputError(f"{label}, prediction {index}: {exc.problem}") from None
 
 
 def _build_item(label: str, region_names: Mapping[int, str], raw: RawItem) -> Item:
@@ -152,48 +155,52 @@ def _build_item(label: str, region_names: Mapping[int, str], raw: RawItem) -> It
     if not conditions:
         raise InputError(f"{where}: the item has no conditions")
     _check_unique(where, [name for name, _ in conditions], "condition name")
-    for name, regions in conditions:
+    for position, (_, regions) in enumerate(conditions, start=1):
         numbers = [region for region, _ in regions]
-        _check_unique(f"{where}, condition {name!r}", numbers, "region number")
+        _check_unique(f"{where}, condition {position}", numbers, "region number")
         unknown = sorted(set(numbers) - set(region_names))
         if unknown:
-            raise InputError(f"{where}, condition {name!r}: region {unknown[0]} is not in "
+            raise InputError(f"{where}, condition {position}: region {unknown[0]} is not in "
                              f"region_meta (which has {_listing(region_names)})")
     built = tuple(build_condition(name, regions) for name, regions in conditions)
-    for condition in built:
+    for position, condition in enumerate(built, start=1):
         if not condition.sentence:
-            raise InputError(f"{where}, condition {condition.name!r}: no region has text, "
+            raise InputError(f"{where}, condition {position}: no region has text, "
                              f"so there is no sentence to score")
     return Item(number, built)
 
 
 def _check_unique(where: str, values: list[Any], what: str) -> None:
-    """InputError when a value repeats."""
-    seen: set[Any] = set()
-    for value in values:
+    """InputError when a value repeats: a number is named, a text by its places (never quoted)."""
+    seen: dict[Any, int] = {}
+    for position, value in enumerate(values, start=1):
         if value in seen:
-            raise InputError(f"{where}: {what} {value!r} appears twice")
-        seen.add(value)
+            if isinstance(value, int):
+                raise InputError(f"{where}: {what} {value} appears twice")
+            raise InputError(f"{where}: the {what}s at places {seen[value]} and {position} are the same")
+        seen[value] = position
 
 
 def _check_predictions(label: str, item: Item, predictions: tuple[Formula, ...],
                        region_names: Mapping[int, str], all_conditions: tuple[str, ...]) -> None:
     """Every region a formula reads must exist in this item; InputError naming item and formula."""
     names = {condition.name: condition for condition in item.conditions}
-    for formula in predictions:
-        where = f"{label}, item {item.number}, prediction formula {formula.source!r}"
+    for index, formula in enumerate(predictions, start=1):
+        where = f"{label}, item {item.number}, prediction {index}"
         for condition, number in sorted(formula.regions, key=lambda ref: (ref[0], ref[1] or 0)):
             if condition not in names:
-                known = "another item" if condition in all_conditions else "no item"
-                raise InputError(f"{where}: the item has no condition {condition!r} ({known} has "
-                                 f"it; conditions here: {_listing(names)})")
+                known = "another item has it" if condition in all_conditions else "no item has it"
+                raise InputError(f"{where}: the formula reads a condition this item lacks ({known}; "
+                                 f"this item has {len(names)} conditions)")
             if number is None:
                 continue
             if number not in region_names:
                 raise InputError(f"{where}: region {number} is not in region_meta (which has "
                                  f"{_listing(region_names)})")
             if number not in {region.number for region in names[condition].regions}:
-                raise InputError(f"{where}: condition {condition!r} has no region {number}")
+                place = list(names).index(condition) + 1
+                raise InputError(f"{where}: the formula reads region {number} of condition {place}, "
+                                 "which has no such region")
 
 
 def _check_conditions(label: str, item: Item, all_conditions: tuple[str, ...]) -> None:
@@ -201,8 +208,8 @@ def _check_conditions(label: str, item: Item, all_conditions: tuple[str, ...]) -
     have = {condition.name for condition in item.conditions}
     missing = [name for name in all_conditions if name not in have]
     if missing:
-        raise InputError(f"{label}, item {item.number}: condition {missing[0]!r} is missing "
-                         f"(other items have it)")
+        raise InputError(f"{label}, item {item.number}: {len(missing)} of the suite's {len(all_conditions)} "
+                         "conditions are missing (other items have them)")
 
 
 def _listing(values: Iterable[Any]) -> str:
@@ -219,7 +226,7 @@ def read_suite(path: str | Path) -> GymSuite:
     if not isinstance(data, dict):
         raise InputError(f"{path}: a suite must be a JSON object, not {_kind(data)}")
     name = _suite_name(data, path)
-    label = f"suite {name!r} ({path})"
+    label = str(path)
     missing = [key for key in SUITE_KEYS if key not in data]
     if missing:
         raise InputError(f"{label}: the suite lacks {', '.join(map(repr, missing))}")
@@ -241,18 +248,17 @@ def _suite_name(data: dict[str, Any], path: Path) -> str:
 
 
 def _load_json(path: Path) -> Any:
-    """The parsed JSON of a file; InputError saying why it cannot be read."""
+    """The parsed JSON of a file (read within the suite's cap); InputError saying why it cannot be."""
+    raw = read_bounded(path, ReadKind.SUITE)
     try:
-        return json.loads(path.read_bytes().decode("utf-8-sig"))
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+        return json.loads(raw.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: not valid JSON, line {exc.lineno} column {exc.colno}: "
                          f"{exc.msg}") from None
-    except ValueError as exc:  # e.g. an integer with more digits than Python converts
-        raise InputError(f"{path}: not usable JSON ({exc})") from None
+    except ValueError:  # e.g. an integer with more digits than Python converts
+        raise InputError(f"{path}: not usable JSON (a number too large to read)") from None
     except RecursionError:
         raise InputError(f"{path}: the JSON is nested too deeply") from None
 
@@ -285,8 +291,8 @@ def _region_meta(raw: dict[str, Any], label: str) -> dict[int, str]:
     for key, value in raw.items():
         number = _as_number(key)
         if number is None or not isinstance(value, str):
-            raise InputError(f"{label}: region_meta must map region numbers to names; "
-                             f"found {key!r}: {value!r}")
+            raise InputError(f"{label}: region_meta must map region numbers to names (text); "
+                             f"its entry {len(names) + 1} does not")
         names[number] = value
     return names
 
@@ -302,10 +308,8 @@ def _formula_text(prediction: Any, index: int, label: str) -> str:
     where = f"{label}, prediction {index}"
     if not isinstance(prediction, dict):
         raise InputError(f"{where}: must be an object, not {_kind(prediction)}")
-    kind = prediction.get("type")
-    if kind != "formula":
-        raise InputError(f"{where}: unknown prediction type {kind!r} in {prediction!r} "
-                         f"(only 'formula' is known)")
+    if prediction.get("type") != "formula":
+        raise InputError(f"{where}: unknown prediction type (only the type 'formula' is known)")
     text: str = _typed(prediction, "formula", str, where)
     return text
 
@@ -318,12 +322,12 @@ def _raw_item(raw: Any, index: int, label: str) -> RawItem:
     number: int = _typed(raw, "item_number", int, where)
     where = f"{label}, item {number}"
     conditions = []
-    for condition in _typed(raw, "conditions", list, where):
+    for position, condition in enumerate(_typed(raw, "conditions", list, where), start=1):
         if not isinstance(condition, dict):
             raise InputError(f"{where}: each condition must be an object, not {_kind(condition)}")
-        name: str = _typed(condition, "condition_name", str, where)
-        regions = [_raw_region(region, f"{where}, condition {name!r}")
-                   for region in _typed(condition, "regions", list, f"{where}, condition {name!r}")]
+        name: str = _typed(condition, "condition_name", str, f"{where}, condition {position}")
+        regions = [_raw_region(region, f"{where}, condition {position}")
+                   for region in _typed(condition, "regions", list, f"{where}, condition {position}")]
         conditions.append((name, regions))
     return number, conditions
 
@@ -380,17 +384,9 @@ Row = tuple[int, dict[str, str]]  # line number, cells by column
 
 
 def _read_csv(path: Path) -> tuple[list[str], list[Row]]:
-    """The header and the non-blank rows of a UTF-8 CSV; InputError with the line otherwise."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[:exc.start].count(b"\n") + 1
-        raise InputError(f"{path}:{line}: not UTF-8 text; save the file as UTF-8") from None
-    records = _records(path, text)
+    """The header and the non-blank rows of a UTF-8 CSV, read as a bounded stream of lines
+    (`paths.text_lines`); InputError with the line otherwise."""
+    records = _records(path, text_lines(path, ReadKind.STIMULI))
     if not records:
         raise InputError(f"{path}: the file is empty; it needs a header row")
     (_, header), body = records[0], records[1:]
@@ -404,9 +400,9 @@ def _read_csv(path: Path) -> tuple[list[str], list[Row]]:
     return header, rows
 
 
-def _records(path: Path, text: str) -> list[tuple[int, list[str]]]:
+def _records(path: Path, lines: Iterable[str]) -> list[tuple[int, list[str]]]:
     """Each non-blank CSV record with the line it starts on; cells over MAX_CELL are refused."""
-    reader = csv.reader(io.StringIO(text, newline=""))
+    reader = csv.reader(lines)
     records = []
     line = 1
     try:
@@ -426,8 +422,8 @@ def _records(path: Path, text: str) -> list[tuple[int, list[str]]]:
 def _stimuli_from_rows(path: Path, header: list[str], rows: list[Row]) -> list[Stimulus]:
     """Stimuli from CSV rows; the sentence column must be there and filled in."""
     if SENTENCE_COLUMN not in header:
-        raise InputError(f"{path}: no {SENTENCE_COLUMN!r} column (the columns are: "
-                         f"{_listing(header)})")
+        raise InputError(f"{path}: no {SENTENCE_COLUMN!r} column in the header row; name the column of "
+                         f"sentences {SENTENCE_COLUMN!r}")
     stimuli = []
     for line, cells in rows:
         sentence = cells.pop(SENTENCE_COLUMN)
@@ -443,15 +439,15 @@ def _suite_from_rows(path: Path, header: list[str], rows: list[Row]) -> GymSuite
     if missing:
         raise InputError(f"{path}: a long SyntaxGym CSV needs the columns "
                          f"{_listing(LONG_COLUMNS)}; {_listing(missing)} missing")
-    label = f"suite {path.stem!r} ({path})"
+    label = str(path)
     region_names: dict[int, str] = {}
     items: dict[int, dict[str, list[tuple[int, str]]]] = {}
     for line, cells in rows:
         item = _whole_number(cells, "item_number", f"{path}:{line}")
         region = _whole_number(cells, "region_number", f"{path}:{line}")
         if region_names.setdefault(region, cells["region_name"]) != cells["region_name"]:
-            raise InputError(f"{path}:{line}: region {region} is named {cells['region_name']!r} "
-                             f"here but {region_names[region]!r} before")
+            raise InputError(f"{path}:{line}: region {region} has another region_name here than on an "
+                             "earlier line")
         conditions = items.setdefault(item, {})
         conditions.setdefault(cells["condition_name"], []).append((region, cells["content"]))
     raw = [(number, list(conditions.items())) for number, conditions in items.items()]
@@ -462,5 +458,5 @@ def _whole_number(cells: Mapping[str, str], column: str, where: str) -> int:
     """The cell as a whole number; InputError naming the line and column otherwise."""
     number = _as_number(cells[column])
     if number is None:
-        raise InputError(f"{where}: {column} must be a whole number, not {cells[column]!r}")
+        raise InputError(f"{where}: {column} must be a whole number (at most 9 digits)")
     return number

@@ -3,13 +3,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pfcore.errors import ModelLoadError
+from pfcore.errors import ModelLoadError, first_line
+from pfcore.paths import atomic_folder, check_writable, write_atomic
 
 if TYPE_CHECKING:  # checking a finished conversion needs none of the heavy libraries
     from transformers import PreTrainedTokenizerBase
@@ -110,25 +109,23 @@ def _header_ok(path: Path) -> bool:
 
 
 def convert(source: Path, folder: Path) -> Path:
-    """Write a safetensors copy of `source` to `folder` via a temporary folder and one rename; a
-    GGUF transformers cannot read is a ModelLoadError, and nothing is left behind."""
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = folder.parent / f".tmp-{folder.name}-{os.getpid()}"
-    shutil.rmtree(tmp, ignore_errors=True)
+    """Write a safetensors copy of `source` to `folder` through `paths.atomic_folder` (a temporary
+    folder and one rename), its marker written last with `write_atomic`. A GGUF transformers
+    cannot read is a ModelLoadError; a refusal of the machine (a full disk) an EnvironmentProblem
+    naming the folder; either way nothing is left behind. A folder it cannot write to at all is
+    refused before the minute of reading the GGUF."""
+    check_writable(folder.parent, "the models folder (PFCORE_MODELS)")
     try:
         tok, model = _read_gguf(source)
     except (Exception, MemoryError) as exc:  # noqa: BLE001 - any failure to read the file is reported
-        text = (str(exc).splitlines() or [type(exc).__name__])[0]
-        raise ModelLoadError(f"cannot convert {source} to safetensors: {text}") from exc
+        raise ModelLoadError(f"cannot convert {source} to safetensors: {first_line(exc)}") from exc
     fix_tokenizer(tok, _metadata(source))
     if model.generation_config is not None:
         model.generation_config.pad_token_id = tok.pad_token_id
-    model.save_pretrained(tmp, safe_serialization=True)
-    tok.save_pretrained(tmp)
-    files = {p.name: p.stat().st_size for p in tmp.iterdir() if p.is_file()}
-    (tmp / MARKER).write_text(json.dumps({"source": str(source), "fingerprint": fingerprint(source),
-                                          "files": files}))
-    if folder.exists():
-        shutil.rmtree(folder)
-    os.replace(tmp, folder)
+    with atomic_folder(folder, "the converted model") as tmp:
+        model.save_pretrained(tmp, safe_serialization=True)
+        tok.save_pretrained(tmp)
+        files = {p.name: p.stat().st_size for p in tmp.iterdir() if p.is_file()}
+        write_atomic(tmp / MARKER, json.dumps({"source": str(source), "fingerprint": fingerprint(source),
+                                               "files": files}), "the converted model's marker")
     return folder

@@ -5,15 +5,19 @@ remembered per (path, size, mtime), so each file is read once."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TypeVar
 
 from pfcore.errors import InputError
+from pfcore.models.hub import complete_weights, local_snapshot
 from pfcore.models.loading import resolve_source
 from pfcore.models.spec import ModelSpec
 from pfcore.paths import JsonMemo
 
 MEMO_FILE = "weight-hashes.json"
 BLOCK = 1 << 22  # bytes read at a time while hashing
+K = TypeVar("K")
 
 
 def file_sha256(path: Path) -> str:
@@ -34,7 +38,7 @@ def file_sha256(path: Path) -> str:
 
 def weights_sha256(source: str) -> str:
     """One digest of a local model folder's weight files (their names and contents); '' for a hub
-    id, whose revision names its weights."""
+    id, which the score cache keys by its name and revision (`weights_identity` hashes its snapshot)."""
     folder = Path(source)
     if not folder.is_dir():
         return ""
@@ -57,6 +61,23 @@ def model_identity(spec: ModelSpec, source: str) -> dict[str, object]:
 
 def weights_identity(spec: ModelSpec) -> str:
     """The content hash of the weights a spec loads, without loading them (what a run's "done"
-    entry is checked against, so changed weights under the same name run again); '' when it cannot
-    be known here (a hub id, whose revision names its weights)."""
-    return weights_sha256(resolve_source(spec)[0])
+    entry is checked against, so changed weights under the same name run again): a hub id's is its
+    revision's local snapshot's, hashed as a folder's; '' when that snapshot is not (all) local."""
+    source, local = resolve_source(spec)
+    if local:
+        return weights_sha256(source)
+    snapshot = local_snapshot(spec)
+    return weights_sha256(str(snapshot)) if snapshot is not None and complete_weights(snapshot) else ""
+
+
+def same_weights(digests: Iterable[tuple[K, str]]) -> list[tuple[K, K, str]]:
+    """Each key whose weights digest equals an earlier key's, with that first key and the digest,
+    in order ('' means unknown and equals nothing): checkpoints that are one checkpoint twice."""
+    first: dict[str, K] = {}
+    repeats = []
+    for key, digest in digests:
+        if digest and digest in first:
+            repeats.append((key, first[digest], digest))
+        elif digest:
+            first[digest] = key
+    return repeats

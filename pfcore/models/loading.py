@@ -11,7 +11,7 @@ import threading
 import time
 import warnings
 from collections import Counter, OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +20,7 @@ from urllib.parse import urlparse
 
 from pfcore.errors import ModelLoadError
 from pfcore.models import gguf_convert
+from pfcore.models.hub import missing_revision
 from pfcore.models.memory import keep_freed_memory
 from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
 from pfcore.paths import models_dir
@@ -84,6 +85,7 @@ def converted_folder(gguf: Path) -> Path:
 
 def resolve_source(spec: ModelSpec) -> tuple[str, bool]:
     """Where to load from and whether it is local: the default, a folder, a GGUF or a hub id."""
+    check_revision(spec)
     if spec.name == DEFAULT_MODEL:
         return str(converted_folder(default_gguf())), True
     path = Path(spec.name).expanduser()
@@ -98,6 +100,29 @@ def resolve_source(spec: ModelSpec) -> tuple[str, bool]:
     if path.exists() or spec.name.startswith((".", "/", "~")) or spec.name.count("/") > 1:
         raise ModelLoadError(f"model path not found or not a model: {spec.name}")
     return spec.name, False
+
+
+def local_model(spec: ModelSpec) -> str | None:
+    """What a spec names in words when it is not a hub id (the embedded default, a GGUF file, a
+    local folder), found without converting or loading anything; None for a hub id."""
+    path = Path(spec.name).expanduser()
+    if spec.name == DEFAULT_MODEL:
+        return f"the embedded default {DEFAULT_MODEL}"
+    if path.suffix == ".gguf":
+        return f"the GGUF file {path}"
+    return f"the local folder {path}" if path.is_dir() else None
+
+
+def check_revision(spec: ModelSpec, *, given: Sequence[str] = ()) -> None:
+    """Refuse revisions (the spec's, or those `given` for its checkpoints) for a model that has
+    none: only a hub id has revisions; the others would load the same weights under each name."""
+    revisions = list(given) or ([spec.revision] if spec.revision else [])
+    what = local_model(spec) if revisions else None
+    if what:
+        shown = ", ".join(revisions[:3]) + (", ..." if len(revisions) > 3 else "")
+        raise ModelLoadError(f"{what} has no revisions ({shown} given): only a Hugging Face hub id "
+                             "has them. For a folder of step<N> checkpoints, give that folder as the checkpoint "
+                             "folder (--checkpoint-dir); otherwise leave the revision out.")
 
 
 def check_model_folder(path: Path) -> None:
@@ -232,6 +257,8 @@ def _explain(spec: ModelSpec, source: str, local: bool, exc: BaseException) -> s
                 "smaller model (nothing was deleted)")
     if local:
         return f"could not load the model in {source}: {text}"
+    if missing := missing_revision(spec, text):
+        return missing
     if "safetensors" in text.lower():
         return (f"{spec.label} has no safetensors weights; pfcore does not load pickled "
                 "(.bin) weights. Convert it to safetensors locally and pass the folder.")

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.colors import qualitative
+from plotly.colors import hex_to_rgb, qualitative
 from plotly.subplots import make_subplots
 
 from pfcore.analysis.fdcorr import FDCorrelation
@@ -15,7 +15,7 @@ from pfcore.errors import InputError
 from pfcore.plots.common import CONSTRUCTION_TITLES, require_columns
 
 CHANCE = 0.5
-STEP_HOVER = "%{fullData.name}<br>step %{x:,}<br>%{y:.3f}<extra></extra>"  # rounded; whole series names
+STEP_HOVER = "%{fullData.name}<br>step %{x:,}<br>%{y:.3f}%{customdata}<extra></extra>"  # rounded; whole names
 LEGEND_BELOW = {"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0}  # long legends never squeeze the plot
 EWOK_CHANCE = 0.25  # EWoK's chance level (the paper's Figure 2 caption); 0.5 for the rest
 
@@ -29,17 +29,48 @@ def _step_axis(fig: go.Figure, log_x: bool, grid_rows: int | None = None) -> Non
     fig.update_yaxes(title_text="Accuracy", **({} if grid_rows is None else {"col": 1}))
 
 
+def _segments(group: pd.DataFrame) -> list[pd.DataFrame]:
+    """The runs of consecutive checkpoints (in step order) that have an interval."""
+    known = group["ci_low"].notna() & group["ci_high"].notna()
+    runs = (known != known.shift()).cumsum()
+    return [part for _, part in group[known].groupby(runs[known], sort=False)]
+
+
+def _add_band(fig: go.Figure, group: pd.DataFrame, color: str, name: str, **at: int) -> None:
+    """A shaded 95% interval behind a line, over each run of checkpoints that has one (columns
+    ci_low, ci_high; a group without them, or with NaN, gets no band there)."""
+    if not {"ci_low", "ci_high"} <= set(group.columns):
+        return
+    r, g, b = hex_to_rgb(color)
+    for part in _segments(group):
+        fig.add_trace(go.Scatter(x=[*part["step"], *part["step"][::-1]], y=[*part["ci_high"], *part["ci_low"][::-1]],
+                                 fill="toself", fillcolor=f"rgba({r},{g},{b},0.18)", line_width=0, mode="lines",
+                                 name=f"{name}: 95% interval", legendgroup=name, showlegend=False,
+                                 hoverinfo="skip"), **at)
+
+
+def _interval_notes(group: pd.DataFrame) -> list[str]:
+    """Each point's interval for its hover text ("" where it has none)."""
+    if not {"ci_low", "ci_high", "n"} <= set(group.columns):
+        return [""] * len(group)
+    return [f"<br>95% interval {lo:.3f} to {hi:.3f} (n = {n:,.0f})" if pd.notna(lo) and pd.notna(hi) else ""
+            for lo, hi, n in zip(group["ci_low"], group["ci_high"], group["n"])]
+
+
 def trajectory_figure(curves: pd.DataFrame, title: str | None = None, log_x: bool = True,
                       chance: float | None = CHANCE) -> go.Figure:
-    """One line per series over checkpoints, with a dashed chance line (Figure 2).
+    """One line per series over checkpoints, with a dashed chance line (Figure 2), and a shaded
+    95% interval where the curves have one (columns ci_low, ci_high, n).
 
     `curves` has columns series, step, value (as analysis.series.trajectories returns).
     """
     require_columns(curves, ("series", "step", "value"), "trajectory_figure")
     fig = go.Figure()
-    for name, group in curves.groupby("series", sort=False):
+    for i, (name, group) in enumerate(curves.groupby("series", sort=False)):
         group = group.sort_values("step")
+        _add_band(fig, group, _palette(i), str(name))
         fig.add_trace(go.Scatter(x=group["step"], y=group["value"], mode="lines+markers", name=str(name),
+                                 line_color=_palette(i), legendgroup=str(name), customdata=_interval_notes(group),
                                  hovertemplate=STEP_HOVER))
     if chance is not None:
         fig.add_hline(y=chance, line_dash="dash", line_color="grey",
@@ -51,7 +82,8 @@ def trajectory_figure(curves: pd.DataFrame, title: str | None = None, log_x: boo
 
 def construction_panels_figure(curves: pd.DataFrame, log_x: bool = True,
                                chance: float | None = CHANCE) -> go.Figure:
-    """One panel per construction, one line per filter in each (Figure 3).
+    """One panel per construction, one line per filter in each (Figure 3), every panel with its own
+    tick labels, and a shaded 95% interval where the curves have one.
 
     `curves` has columns construction, filter, step, value.
     """
@@ -70,14 +102,18 @@ def construction_panels_figure(curves: pd.DataFrame, log_x: bool = True,
             if group.empty:
                 continue
             group = group.sort_values("step")
+            _add_band(fig, group, _palette(j), str(filt), row=row + 1, col=col + 1)
             fig.add_trace(go.Scatter(x=group["step"], y=group["value"], mode="lines",
                                      name=str(filt), legendgroup=str(filt), showlegend=i == 0,
-                                     line_color=_palette(j), hovertemplate=STEP_HOVER),
+                                     line_color=_palette(j), customdata=_interval_notes(group),
+                                     hovertemplate=STEP_HOVER),
                           row=row + 1, col=col + 1)
         if chance is not None:
             fig.add_hline(y=chance, line_dash="dash", line_color="grey", row=row + 1,
                           col=col + 1)
     _step_axis(fig, log_x, rows)
+    fig.update_xaxes(showticklabels=True)
+    fig.update_yaxes(showticklabels=True)  # shared axes would hide the right-hand panels' tick labels
     fig.update_layout(legend=LEGEND_BELOW | {"title": {"text": "Filter"}}, hoverlabel={"namelength": -1})
     return fig
 

@@ -12,12 +12,13 @@ import numpy as np
 import pandas as pd
 
 from pfcore.analysis.base_rates import accuracy_over_steps
+from pfcore.models.identity import same_weights, weights_identity
 from pfcore.probe.detect import Probe
 from pfcore.probe.verdict import ProbeVerdict, probe_sentence
 from pfcore.probe.words import focus2_bits, sentence_words
 from pfcore.scoring.requests import LN2, Reduction, RequestScorer
 from pfcore.store.cache import ScoreCache
-from pfcore.suites.trajectory import Checkpoint
+from pfcore.suites.checkpoints import Checkpoint
 
 COLUMNS = ("checkpoint", "step", "effect", "n_correct", "n_decisions", "verdict",
            "focus2_construction_bits", "focus2_or_bits", "focus2_difference_bits", "suite_accuracy")
@@ -51,6 +52,17 @@ def probe_checkpoint(scorer: RequestScorer, point: Checkpoint, probe: Probe, pai
     one checkpoint (`scorer` is that checkpoint's)."""
     verdict = probe_sentence(scorer, probe, pairs, cache, reduction) if pairs or probe.fits_frame else None
     return CheckpointProbe(point, verdict, sentence_words(scorer, probe, cache, corrected))
+
+
+def distinct_weights(probes: Sequence[CheckpointProbe]) -> tuple[list[CheckpointProbe], list[str]]:
+    """The probes of checkpoints whose weights (`weights_identity`, known once each is scored)
+    differ from every earlier one's, and a warning for each one left out: the same weights under
+    two names are no change over training, and are not drawn as one."""
+    repeats = same_weights((p.point, weights_identity(p.point.spec)) for p in probes)
+    left_out = {point for point, _, _ in repeats}
+    return ([p for p in probes if p.point not in left_out],
+            [f"{point.label} has the same weights as {first.label} (sha256 {digest[:12]}...): shown once, as "
+             f"{first.label}" for point, first, digest in repeats])
 
 
 def checkpoint_series(probes: Sequence[CheckpointProbe], results: pd.DataFrame, series: str,

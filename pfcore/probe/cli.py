@@ -1,7 +1,10 @@
 """`pfcore probe SENTENCE`: the balanced verdict on one sentence, as the Probe page gives it, for
-scripts: the decisions (the suite's four for a sentence in the paper's frame, one per follow-up pair
-otherwise) and the verdict from all of them, for one or several models, with the sentence word by
-word against "or" (--words); or the same over a model's checkpoints (--checkpoint-dir, --revisions)."""
+scripts: the decisions (the suite's four for a sentence in the paper's frame; for any other, two per
+follow-up pair, on the sentence as typed and with its foci swapped) and the verdict from all of
+them, beside the model's suite accuracy, for one or several models; the sentence word by word
+against "or" (--words, also without any pair); proposed follow-ups (--propose, --auto scores them);
+or the same over a model's checkpoints (--checkpoint-dir, --revisions). Every model's sections are
+scored in one scorer call (`pfcore.probe.sections`)."""
 from __future__ import annotations
 
 import argparse
@@ -11,36 +14,47 @@ from contextlib import closing, nullcontext
 
 import pandas as pd
 
+from pfcore.analysis.base_rates import base_rates, describe_base_rates
 from pfcore.cli_common import add_checkpoint_args, add_model_args, json_rows, specs_from_args
 from pfcore.errors import InputError
 from pfcore.models.loading import clear_loaded
 from pfcore.models.spec import ModelSpec
-from pfcore.probe.checkpoints import checkpoint_series, probe_checkpoint
+from pfcore.probe.checkpoints import checkpoint_series, distinct_weights, probe_checkpoint
 from pfcore.probe.detect import Probe, analyze_sentence
-from pfcore.probe.verdict import CAVEAT, UNIT, ProbeVerdict, anecdote_note, probe_sentence
-from pfcore.probe.words import sentence_words
+from pfcore.probe.propose import Proposal, propose_followups
+from pfcore.probe.sections import ProbeSections, Section, probe_sections
+from pfcore.probe.verdict import CAVEAT, UNIT, ProbeVerdict, anecdote_note
+from pfcore.probe.view import with_base_rates
 from pfcore.scoring.factory import LazyScorer
 from pfcore.scoring.methods import text_method
-from pfcore.scoring.requests import REDUCTIONS, RequestScorer
+from pfcore.scoring.requests import LN2, REDUCTIONS, RequestScorer
 from pfcore.store.cache import ScoreCache
 from pfcore.store.results import load_results
-from pfcore.suites.trajectory import checkpoints, series_name
+from pfcore.suites.checkpoints import checkpoints, series_name
+
+NO_PAIR = ("give a follow-up pair (--entailed E --contradicted C): one the construction entails and one it "
+           "contradicts; or --propose to see proposed ones (--auto scores them), or --words for the sentence "
+           "word by word (sentences in the paper's frame get the suite's four decisions)")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `probe` sub-command."""
     p = sub.add_parser("probe", help="the balanced verdict on one sentence with a construction",
                        description="Score one sentence with a Paired-Focus construction against its 'or' "
-                       "control: the suite's four decisions for a sentence in the paper's frame, or one "
-                       "per --entailed/--contradicted pair; the verdict comes from all of them.")
+                       "control: the suite's four decisions for a sentence in the paper's frame, or two per "
+                       "--entailed/--contradicted pair (the sentence as typed and with its foci swapped); the "
+                       "verdict comes from all of them, beside the model's suite accuracy.")
     p.add_argument("sentence", help='e.g. "You couldn\'t lift a tiny rock, let alone a huge one."')
     p.add_argument("--entailed", action="append", default=[], help="a follow-up the construction entails "
                    "(give it with --contradicted; repeat the pair for more decisions)")
     p.add_argument("--contradicted", action="append", default=[], help="a follow-up it contradicts")
+    p.add_argument("--propose", action="store_true", help="print the follow-ups pfcore proposes for the "
+                   "sentence, in the paper's form (not scored)")
+    p.add_argument("--auto", action="store_true", help="score the proposed follow-ups as a pair (implies --propose)")
     p.add_argument("--reduction", choices=REDUCTIONS, default="mean",
                    help="mean log-prob per token (the paper's code, default) or sum (a departure from it)")
     p.add_argument("--words", action="store_true", help="add the sentence word by word: each word's surprisal "
-                   "(bits) with the construction and with 'or', and the difference")
+                   "(bits) with the construction and with 'or', and the difference (needs no follow-up pair)")
     p.add_argument("--no-corrected", dest="corrected", action="store_false",
                    help="word surprisal as the sum of its tokens', without the beginning-of-word correction")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the score cache")
@@ -59,15 +73,32 @@ def pairs_from_args(args: argparse.Namespace) -> list[tuple[str, str]]:
     return list(zip(args.entailed, args.contradicted))
 
 
-def text_report(result: ProbeVerdict, model: str) -> str:
-    """The verdict as a few lines of plain text."""
-    probe = result.probe
-    lines = [f"{model}: '{probe.connective}' in {probe.text!r} against {probe.control!r}",
-             f"{'condition':<12} {'effect':>9}  correct   ({result.unit}; shift with the construction "
-             "minus shift with 'or')"]
-    lines += [f"{d.condition:<12} {d.as_json()['effect']:>+9.3f}  {'yes' if d.correct else 'no'}"
-              for d in result.decisions]
-    lines.append(f"verdict: {result.verdict} ({result.n_correct} of {len(result.decisions)} decisions)")
+def proposed_pairs(probe: Probe, proposal: Proposal | None, pairs: list[tuple[str, str]],
+                   auto: bool) -> list[tuple[str, str]]:
+    """The proposed pair to score with --auto (none for a frame sentence without pairs: its block
+    already holds the proposed follow-ups); an InputError saying why when nothing could be proposed."""
+    if not auto or proposal is None or (probe.fits_frame and not pairs):
+        return []
+    if proposal.pair is None:
+        raise InputError(f"--auto: no follow-ups could be proposed: {proposal.reason}")
+    return [proposal.pair]
+
+
+def text_report(result: ProbeVerdict, model: str, *, rates: pd.DataFrame | None = None) -> str:
+    """The verdict as a few lines of plain text, with the suite's accuracy beside each decision."""
+    table = with_base_rates(result.table(), rates if rates is not None else pd.DataFrame())
+    lines = [_heading(result.probe, model)]
+    if result.swap_note and not result.anecdote:  # the anecdote note says it too
+        lines.append(f"({result.swap_note})")
+    lines.append(f"{'condition':<22} {'effect':>9}  correct  suite accuracy (n)   ({result.unit}; shift with the "
+                 "construction minus shift with 'or')")
+    for d, row in zip(result.decisions, table.to_dict("records")):
+        suite = f"{row['suite_accuracy']:.3f} (n = {row['suite_n']:.0f})" if pd.notna(row.get("suite_accuracy")) \
+            else "-"
+        lines.append(f"{d.condition:<22} {d.effect / LN2:>+9.3f}  {'yes' if d.correct else 'no':<7}  {suite}")
+    lines.append(f"verdict: {result.reading()}")
+    if rates is not None:
+        lines.append(f"base rate: {describe_base_rates(rates, str(result.probe.construction))}")
     lines.append(anecdote_note(result) if result.anecdote else CAVEAT)
     return "\n".join(lines)
 
@@ -78,33 +109,76 @@ def run(args: argparse.Namespace) -> int:
     if probe.construction is None:
         raise InputError(probe.message.splitlines()[0])
     pairs = pairs_from_args(args)
+    proposal = propose_followups(probe) if args.propose or args.auto else None
+    proposed = proposed_pairs(probe, proposal, pairs, args.auto)
+    has_decisions = bool(pairs or proposed) or probe.fits_frame
+    over_checkpoints = bool(args.revisions or args.checkpoint_dir)
+    if not (has_decisions or args.words or proposal or over_checkpoints):
+        raise InputError(NO_PAIR)
     specs = specs_from_args(args)
     with closing(ScoreCache()) if not args.no_cache else nullcontext() as cache:
-        if args.revisions or args.checkpoint_dir:
-            return _over_checkpoints(args, probe, pairs, specs, cache)
-        results = [(spec, probe_sentence(_scorer(spec), probe, pairs, cache, args.reduction)) for spec in specs]
-        words = [sentence_words(_scorer(spec), probe, cache, args.corrected) if args.words else None
-                 for spec in specs]
+        if over_checkpoints:
+            return _over_checkpoints(args, probe, pairs + proposed, specs, cache)
+        sections = {s for s, on in ((Section.DECISIONS, has_decisions), (Section.WORDS, args.words)) if on}
+        results = [(spec, probe_sections(_scorer(spec), probe, sections=sections, pairs=pairs, proposed=proposed,
+                                         cache=cache, reduction=args.reduction, corrected=args.corrected)
+                    if sections else ProbeSections(probe)) for spec in specs]
+    table = load_results() if has_decisions else None
+    rates = {spec.label: base_rates(table, spec.name, str(probe.construction)) if table is not None else None
+             for spec in specs}
     if args.json:
-        objects = [_with_words(r.as_json(spec.label), w) for (spec, r), w in zip(results, words)]
+        objects = [_json(spec.label, r, rates[spec.label], proposal, args) for spec, r in results]
         print(json.dumps(objects[0] if len(objects) == 1 else {"results": objects}, allow_nan=False))
     else:
-        print("\n\n".join(text_report(r, spec.label) + ("\n\n" + w.round(3).to_string(index=False)
-                                                         if w is not None else "")
-                          for (spec, r), w in zip(results, words)))
+        print("\n\n".join(_text(spec.label, r, rates[spec.label], proposal, args) for spec, r in results))
     return 0
+
+
+def _heading(probe: Probe, model: str) -> str:
+    """The first line of a model's report: the connective, the sentence and its control."""
+    return f"{model}: '{probe.connective}' in {probe.text!r} against {probe.control!r}"
+
+
+def _text(model: str, result: ProbeSections, rates: pd.DataFrame | None, proposal: Proposal | None,
+          args: argparse.Namespace) -> str:
+    """One model's plain-text report: the verdict, the proposal, the words (each when there)."""
+    parts = [text_report(result.verdict, model, rates=rates) if result.verdict else _heading(result.probe, model)]
+    if proposal is not None:
+        parts.append(_proposal_text(proposal, scored=args.auto))
+    if result.words is not None:
+        parts.append(result.words.round(3).to_string(index=False))
+    return "\n\n".join(parts)
+
+
+def _proposal_text(proposal: Proposal, *, scored: bool) -> str:
+    """The proposed follow-ups (or why there are none) as lines of text."""
+    if proposal.pair is None:
+        return f"proposed follow-ups: none ({proposal.reason})"
+    status = "scored above with --auto" if scored else "a proposal, not scored: edit it, or score it with --auto"
+    return (f"proposed follow-ups, from {proposal.source}; {status}:\n  entailed:     {proposal.entailed}\n"
+            f"  contradicted: {proposal.contradicted}")
+
+
+def _json(model: str, result: ProbeSections, rates: pd.DataFrame | None, proposal: Proposal | None,
+          args: argparse.Namespace) -> dict[str, object]:
+    """One model's JSON object: the detection, then the verdict with its base rate, the proposals
+    and the words, each only when there."""
+    verdict = result.verdict
+    obj: dict[str, object] = verdict.as_json(model) if verdict else {"model": model, **result.probe.as_json()}
+    if verdict is not None and rates is not None:
+        obj["decisions"] = json_rows(with_base_rates(verdict.table(), rates))
+        obj["base_rate"] = {"note": describe_base_rates(rates, str(result.probe.construction)),
+                            "rows": json_rows(rates)}
+    if proposal is not None:
+        obj["proposals"] = [proposal.as_json(scored=args.auto)]
+    if result.words is not None:
+        obj["words"] = json_rows(result.words)
+    return obj
 
 
 def _scorer(spec: ModelSpec) -> RequestScorer:
     """A model's scorer, loading the model only if a score is not in the cache."""
     return LazyScorer(spec, text_method(spec.kind))
-
-
-def _with_words(obj: dict[str, object], words: pd.DataFrame | None) -> dict[str, object]:
-    """A model's JSON object, with its word table when one was asked for (NaN as null)."""
-    if words is None:
-        return obj
-    return {**obj, "words": json_rows(words)}
 
 
 def _over_checkpoints(args: argparse.Namespace, probe: Probe, pairs: list[tuple[str, str]],
@@ -121,6 +195,9 @@ def _over_checkpoints(args: argparse.Namespace, probe: Probe, pairs: list[tuple[
         row = probes[-1].row()
         print(f"[{number}/{len(points)}] {point.label}: effect {row['effect']:+.3f} {UNIT[args.reduction]}, "
               f"{row['n_correct']} of {row['n_decisions']} decisions", file=sys.stderr)
+    probes, repeats = distinct_weights(probes)
+    for warning in repeats:
+        print(f"warning: {warning}", file=sys.stderr)
     table = checkpoint_series(probes, load_results(), name, str(probe.construction))
     if args.json:
         print(json.dumps({"series": name, "sentence": probe.text, "construction": probe.construction,

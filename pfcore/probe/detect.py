@@ -12,6 +12,7 @@ from pfcore.errors import InputError
 from pfcore.items.generate import generate_semantic, generate_syntax
 from pfcore.items.lexicon import Lexicon, Pronoun, load_lexicon
 from pfcore.items.schema import SYNTAX_CONTROL, SemanticItem, SyntaxItem
+from pfcore.names import Reduction
 from pfcore.suites import semantic, syntax
 
 MAX_CHARS = 500
@@ -151,9 +152,28 @@ class Probe:
         return self.frame is not None
 
     @property
+    def focus1_span(self) -> tuple[int, int]:
+        """Characters of focus 1 in the sentence (it ends where the pause before the connective
+        starts); (0, 0) when it is not found there."""
+        end = len(self.text[:self.span[0]].rstrip().rstrip(PAUSES).rstrip())
+        start = end - len(self.focus1)
+        return (start, end) if self.focus1 and start >= 0 and self.text[start:end] == self.focus1 else (0, 0)
+
+    @property
+    def focus2_span(self) -> tuple[int, int]:
+        """Characters of focus 2 in the sentence (after the connective); (0, 0) when it is not found."""
+        at = self.text.find(self.focus2, self.span[1]) if self.focus2 else -1
+        return (at, at + len(self.focus2)) if at >= 0 else (0, 0)
+
+    @property
     def choices(self) -> dict[str, str]:
         """The constructions one can switch to: name -> connective words."""
         return dict(self.lexicon.constructions)
+
+    def as_json(self) -> dict[str, object]:
+        """What was read in the sentence, as plain data (the CLI's --json)."""
+        return {"sentence": self.text, "construction": self.construction, "connective": self.connective,
+                "focus1": self.focus1, "focus2": self.focus2, "control": self.control, "fits_frame": self.fits_frame}
 
     def sentence_with(self, connective: str) -> str:
         """The sentence with its connective replaced by another one (or by a control)."""
@@ -201,6 +221,21 @@ def clean_text(text: str, what: str = "a sentence") -> str:
         raise InputError(f"{what} is {len(text)} characters long; shorten it to at most "
                          f"{MAX_CHARS}")
     return text
+
+
+def checked_pair(entailed: str, contradicted: str) -> tuple[str, str]:
+    """A follow-up pair, cleaned (see `clean_text`); both present and different."""
+    pair = clean_text(entailed, "an entailed follow-up"), clean_text(contradicted, "a contradicted follow-up")
+    if pair[0] == pair[1]:
+        raise InputError("the entailed and the contradicted follow-up are the same; make them differ")
+    return pair
+
+
+def checked_reduction(reduction: str) -> Reduction:
+    """The reduction named, or an InputError naming the two there are."""
+    if reduction not in tuple(Reduction):
+        raise InputError(f"unknown reduction {reduction!r}; use mean (the paper's) or sum")
+    return Reduction(reduction)
 
 
 def no_construction_message() -> str:
@@ -385,8 +420,8 @@ def _focus1(before: str, focus2: str) -> str:
 def _determiner_start(words: list[str]) -> int | None:
     """Where the noun phrase from the last determiner starts, if no auxiliary or negation
     follows it (so "The hotel was noisy" is not taken as one phrase)."""
-    starts = [i for i, w in enumerate(words) if _bare(w) in DETERMINERS]
-    if not starts or any(_bare(w) in BOUNDARY for w in words[starts[-1]:]):
+    starts = [i for i, w in enumerate(words) if bare_word(w) in DETERMINERS]
+    if not starts or any(bare_word(w) in BOUNDARY for w in words[starts[-1]:]):
         return None
     return starts[-1]
 
@@ -394,10 +429,10 @@ def _determiner_start(words: list[str]) -> int | None:
 def _parallel_start(words: list[str], size: int) -> int:
     """Where `size` words read backwards start, stopping at a pronoun, auxiliary, negation or
     "even" ("boil water"); a last "it" comes with its verb, counted as one ("mentioned it")."""
-    it_object = len(words) > 1 and _bare(words[-1]) == "it"
+    it_object = len(words) > 1 and bare_word(words[-1]) == "it"
     start = len(words) - 2 * it_object
     while start > 0 and len(words) - it_object - start < size:
-        bare = _bare(words[start - 1])
+        bare = bare_word(words[start - 1])
         if bare in BOUNDARY or bare.endswith("n't"):
             break
         start -= 1
@@ -407,12 +442,12 @@ def _parallel_start(words: list[str], size: int) -> int:
 def _with_determiner(words: list[str], start: int) -> int:
     """The start moved back over the determiners and quantifiers of the same noun phrase
     ("the" in "the first volume", "all the")."""
-    while 0 < start < len(words) and _bare(words[start - 1]) in PHRASE_OPENERS:
+    while 0 < start < len(words) and bare_word(words[start - 1]) in PHRASE_OPENERS:
         start -= 1
     return start
 
 
-def _bare(word: str) -> str:
+def bare_word(word: str) -> str:
     """A word lower-cased, with straight apostrophes and without quotes or brackets."""
     return word.lower().replace("\u2019", "'").strip("\"'()")
 

@@ -2,12 +2,13 @@
 the construction's effect, per-token tables, and the syntactic manipulations' surprisal rises."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pandas as pd
 
 from pfcore.errors import InputError
-from pfcore.probe.detect import FRAME_EXAMPLE, Probe, clean_text
+from pfcore.probe.detect import FRAME_EXAMPLE, Probe, checked_pair, checked_reduction
 from pfcore.scoring.requests import LN2, Reduction, Request, RequestScorer, TokenScores
 from pfcore.store.cache import ScoreCache, score_cached
 from pfcore.suites import syntax
@@ -44,18 +45,28 @@ def score_probe(scorer: RequestScorer, probe: Probe, entailed: str, contradicted
     construction's effect over "or", and per-token tables (surprisal in bits)."""
     if probe.construction is None:
         raise InputError(probe.message)
-    if reduction not in UNITS:
-        raise InputError(f"unknown reduction {reduction!r}; use sum or mean")
-    entailed = clean_text(entailed, "an entailed follow-up")
-    contradicted = clean_text(contradicted, "a contradicted follow-up")
-    if entailed == contradicted:
-        raise InputError("the entailed and the contradicted follow-up are the same; make them differ")
+    reduction = checked_reduction(reduction)
+    entailed, contradicted = checked_pair(entailed, contradicted)
+    requests = detail_requests(probe, entailed, contradicted)
+    return detail_result(scorer, probe, entailed, contradicted, score_cached(scorer, requests, cache),
+                         reduction=reduction, top_k=top_k)
+
+
+def detail_requests(probe: Probe, entailed: str, contradicted: str) -> list[Request]:
+    """What one decision's detail scores: both follow-ups after the sentence and after its
+    control, then both sentences alone."""
+    contexts = dict(zip(CONTEXTS, (probe.text, probe.control)))
+    followups = dict(zip(FOLLOWUPS, (entailed, contradicted)))
+    return [Request(contexts[c], followups[f]) for c in CONTEXTS for f in FOLLOWUPS] + \
+        [Request("", contexts[c]) for c in CONTEXTS]
+
+
+def detail_result(scorer: RequestScorer, probe: Probe, entailed: str, contradicted: str,
+                  scores: Sequence[TokenScores], *, reduction: Reduction = "mean", top_k: int = 5) -> ProbeResult:
+    """One decision in detail from the scores of `detail_requests` (in their order)."""
     contexts = dict(zip(CONTEXTS, (probe.text, probe.control)))
     followups = dict(zip(FOLLOWUPS, (entailed, contradicted)))
     pairs = [(c, f) for c in CONTEXTS for f in FOLLOWUPS]
-    requests = [Request(contexts[c], followups[f]) for c, f in pairs]
-    requests += [Request("", contexts[c]) for c in CONTEXTS]
-    scores = score_cached(scorer, requests, cache)
     logp = {pair: s.reduce(reduction) for pair, s in zip(pairs, scores)}
     shift = {c: logp[(c, "entailed")] - logp[(c, "contradicted")] for c in CONTEXTS}
     effect = shift["construction"] - shift["control"]
@@ -122,11 +133,21 @@ def score_manipulations(scorer: RequestScorer, probe: Probe, cache: ScoreCache |
                         reduction: Reduction = "mean") -> pd.DataFrame:
     """Per manipulation, the surprisal rise over the base sentence with the construction and with
     "and" (mean log-prob per token, as the syntactic suite), and whether the construction's is larger."""
+    requests = manipulation_requests(probe)
+    return manipulation_table(probe, score_cached(scorer, requests, cache), reduction=reduction)
+
+
+def manipulation_requests(probe: Probe) -> list[Request]:
+    """The manipulated and base sentences of a frame sentence, as the syntactic suite scores them."""
     if not probe.fits_frame:
         raise InputError("manipulations need a sentence in the paper's frame, e.g. "
                          f"'{FRAME_EXAMPLE}'")
-    items = list(probe.syntax_items)
-    rows = syntax.row_scores(items, score_cached(scorer, syntax.requests(items), cache), reduction)
+    return syntax.requests(probe.syntax_items)
+
+
+def manipulation_table(probe: Probe, scores: Sequence[TokenScores], *, reduction: Reduction = "mean") -> pd.DataFrame:
+    """The manipulations' rises from the scores of `manipulation_requests` (in their order)."""
+    rows = syntax.row_scores(list(probe.syntax_items), scores, reduction)
     dec = syntax.decisions(rows).set_index("manipulation")
     return pd.DataFrame([{"manipulation": m.name, "kind": m.kind, "sentence": m.sentence,
                           "sentence_and": m.control, "rise_construction": dec.at[m.name, "rise"],

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from pfcore.analysis.base_rates import ALL
 from pfcore.probe.score import ProbeResult
 from pfcore.scoring.requests import LN2
 
@@ -43,8 +44,12 @@ def rises_in_bits(rises: pd.DataFrame) -> pd.DataFrame:
 
 
 def with_base_rates(decisions: pd.DataFrame, rates: pd.DataFrame) -> pd.DataFrame:
-    """The decision table with the model's suite accuracy for each decision's condition beside it."""
+    """The decision table with the model's suite accuracy beside each decision: for its condition
+    in the paper's frame, over all items for a free-form pair; with its n, interval and run."""
     if rates.empty:
         return decisions
-    accuracy = rates.set_index("condition")["accuracy"]
-    return decisions.assign(suite_accuracy=decisions["condition"].map(accuracy))
+    by = rates.set_index("condition")
+    keys = decisions["condition"].where(decisions["condition"].isin(by.index), ALL)
+    return decisions.assign(suite_condition=keys, suite_accuracy=keys.map(by["accuracy"]), suite_n=keys.map(by["n"]),
+                            suite_ci_low=keys.map(by["ci_low"]), suite_ci_high=keys.map(by["ci_high"]),
+                            suite_too_small=keys.map(by["too_small"]), suite_run=keys.map(by["source"]))

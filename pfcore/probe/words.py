@@ -12,9 +12,9 @@ import pandas as pd
 from pfcore.errors import InputError
 from pfcore.probe.detect import Probe
 from pfcore.scoring.requests import Request, RequestScorer
+from pfcore.scoring.tables import token_table
 from pfcore.scoring.words import ScoredText, Word, score_texts
 from pfcore.store.cache import ScoreCache, through_cache
-from pfcore.suites.blocks import token_table
 
 COLUMNS = ("position", "word", "word_or", "region", "focus2", "surprisal_construction_bits",
            "surprisal_or_bits", "difference_bits")
@@ -44,7 +44,7 @@ def word_table(probe: Probe, cxn: ScoredText, ctl: ScoredText, corrected: bool =
     if len(before) != len(before_or) or len(after) != len(after_or):
         raise InputError("the sentence and its 'or' control do not split into the same words around the "
                          "connective; put spaces around the connective")
-    focus = _focus2_span(probe)
+    focus = probe.focus2_span
     rows = [_row(a.text, b.text, "before", _overlaps(a, focus), _bits(a, corrected), _bits(b, corrected))
             for a, b in zip(before, before_or)]
     rows.append(_row(" ".join(w.text for w in connective), " ".join(w.text for w in connective_or),
@@ -64,7 +64,7 @@ def sentence_words(scorer: RequestScorer, probe: Probe, cache: ScoreCache | None
 
 def sentence_token_table(probe: Probe, cxn: ScoredText, ctl: ScoredText) -> pd.DataFrame:
     """Per-token surprisal (bits) of the sentence and of its "or" control, focus-2 tokens marked."""
-    focus = _focus2_span(probe)
+    focus = probe.focus2_span
     shift = len(probe.lexicon.semantic_control) - (probe.span[1] - probe.span[0])
     frames = []
     for name, scored, (start, end) in ((f"with '{probe.connective}'", cxn, focus),
@@ -87,12 +87,6 @@ def _regions(words: Sequence[Word], span: tuple[int, int]) -> tuple[list[Word], 
     start, end = span
     return ([w for w in words if w.end <= start], [w for w in words if w.start < end and w.end > start],
             [w for w in words if w.start >= end])
-
-
-def _focus2_span(probe: Probe) -> tuple[int, int]:
-    """Characters of focus 2 in the sentence (after the connective); (0, 0) when it is not found."""
-    at = probe.text.find(probe.focus2, probe.span[1]) if probe.focus2 else -1
-    return (at, at + len(probe.focus2)) if at >= 0 else (0, 0)
 
 
 def _overlaps(word: Word, span: tuple[int, int]) -> bool:

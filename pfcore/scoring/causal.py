@@ -3,7 +3,8 @@ into one prefix tree (one sequence, explicit positions, a tree-shaped attention 
 text runs through the model once, and the output layer runs only where a score is needed.
 Token boundaries and the first-token/BOS policy are minicons' `IncrementalLMScorer`'s. The same
 output-layer pass gives, on request, the beginning-of-word masses of the word correction
-(pfcore.scoring.words), and the entropy and most likely tokens at each position."""
+(pfcore.scoring.words), and the entropy and most likely tokens at each position; `next_tokens`
+gives the most likely next tokens after a prefix (pfcore.scoring.next_tokens)."""
 from __future__ import annotations
 
 import hashlib
@@ -23,6 +24,7 @@ from pfcore.models.loading import LoadedModel
 from pfcore.paths import JsonMemo
 from pfcore.scoring.align import Span
 from pfcore.scoring.methods import ScoringMethod
+from pfcore.scoring.next_tokens import TOP_K, NextTokens, check_prefix, top_tokens
 from pfcore.scoring.requests import (
     LN2,
     Progress,
@@ -233,6 +235,29 @@ class CausalScorer:
         likely tokens (not cached: computed by the model each time)."""
         values = self.score_encoded(self.encode_many(requests), None, Extras(entropy=True, top_k=top_k))
         return [TokenDetails(v.entropy / LN2, v.top_ids, v.top_logprobs) for v in values]
+
+    def next_tokens(self, prefix: str, *, k: int = TOP_K) -> NextTokens:
+        """The k most likely next tokens after `prefix`: one forward pass over the prefix's tokens
+        (with BOS when it is on), the softmax over the whole vocabulary at its last position."""
+        prefix = check_prefix(prefix, k)
+        ids = self.text_token_ids(prefix)
+        if len(ids) >= self.max_len:
+            raise InputError(f"the prefix is {len(ids)} tokens; {self.loaded.spec.label} reads at most "
+                             f"{self.max_len}. Shorten it.")
+        logprobs = self._last_logprobs(ids)
+        return top_tokens(prefix, logprobs, k=k, decode=lambda i: self.tok.decode([i]), begins=self._word_starts,
+                          special=frozenset(self.tok.all_special_ids), end_of_text=self.tok.eos_token_id)
+
+    @torch.inference_mode()
+    def _last_logprobs(self, ids: Sequence[int]) -> np.ndarray:
+        """log P(next token) over the whole vocabulary after a sequence of ids (float64)."""
+        input_ids = torch.tensor([list(ids)], dtype=torch.long, device=self.model.device)
+        if self._head is not None:
+            base, head = self._head
+            logits = head(base(input_ids=input_ids, use_cache=False).last_hidden_state[0, -1:])[0]
+        else:
+            logits = self.model(input_ids=input_ids, use_cache=False).logits[0, -1]
+        return logits.float().log_softmax(-1).cpu().numpy().astype(np.float64)
 
     def sequence_logprobs(self, texts: Sequence[str], reduction: Reduction = "sum") -> list[float]:
         """log P(sentence) reduced over its scored tokens."""

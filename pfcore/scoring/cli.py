@@ -11,16 +11,17 @@ from pathlib import Path
 
 import pandas as pd
 
-from pfcore.analysis.regions import Level, read_stimuli_file, stimuli_table
 from pfcore.cli_common import add_model_args, json_rows, positive_int, progress_bar, specs_from_args
 from pfcore.errors import InputError
 from pfcore.items.formats import write_text_atomic
 from pfcore.models.spec import ModelSpec
+from pfcore.paths import check_writable_file
 from pfcore.scoring.factory import LazyScorer
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import Request, RequestScorer, TokenScores, check_length, finite
 from pfcore.scoring.words import ScoredText, score_texts
 from pfcore.store.cache import ScoreCache, through_cache
+from pfcore.suites.stimuli import Level, read_stimuli_file, stimuli_table
 
 TOP_K = 5
 
@@ -182,6 +183,8 @@ def score_file(args: argparse.Namespace, specs: list[ModelSpec], cache: ScoreCac
         raise InputError("--entropy and --top-k are per token: use them with --sentence or PREFIX CONTINUATION")
     stimuli = read_stimuli_file(args.file)
     level = file_level(args, stimuli.default_level)
+    if args.out:  # refused before any scoring, not after it
+        check_writable_file(Path(args.out), "the table (--out)")
     tables = []
     for spec in specs:
         bar = progress_bar(spec.label, enabled=sys.stderr.isatty() or not args.json)
@@ -189,7 +192,7 @@ def score_file(args: argparse.Namespace, specs: list[ModelSpec], cache: ScoreCac
         tables.append(stimuli_table(stimuli, scorer, spec, level, args.corrected, through_cache(cache, bar)))
     both = pd.concat(tables, ignore_index=True)
     if args.out:
-        write_text_atomic(Path(args.out), both.to_csv(index=False))
+        write_text_atomic(Path(args.out), both.to_csv(index=False), what="the table (--out)")
     if args.json:
         results = [{"model": spec.label, "revision": spec.revision, "level": level, "rows": json_rows(part)}
                    for spec, part in zip(specs, tables)]

@@ -14,6 +14,7 @@ from pfcore.models.loading import LoadedModel, load_model, load_tokenizer, loade
 from pfcore.models.spec import ModelSpec
 from pfcore.scoring.align import Span
 from pfcore.scoring.methods import ScoringMethod, check_fits
+from pfcore.scoring.next_tokens import TOP_K, NextTokens, most_likely_next
 from pfcore.scoring.requests import Progress, Request, RequestScorer, TokenScores
 from pfcore.scoring.words import text_ids, token_spans
 
@@ -107,6 +108,10 @@ class LazyScorer:
     def score(self, requests: Sequence[Request], progress: Progress | None = None) -> list[TokenScores]:
         """Score with the real scorer (loading the model the first time)."""
         return self.scorer.score(requests, progress)
+
+    def next_tokens(self, prefix: str, *, k: int = TOP_K) -> NextTokens:
+        """The model's most likely next tokens after a prefix (loads the model: they are not cached)."""
+        return most_likely_next((self._bow_of or self).scorer, prefix, k=k)
 
     def bow_scorer(self) -> LazyScorer | None:
         """The lazy BOW variant for causal scoring (it loads through this one); None otherwise."""

@@ -6,16 +6,22 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
 from pfcore.scoring.align import Span, word_spans
 from pfcore.scoring.methods import ScoringMethod
+from pfcore.scoring.next_tokens import TOP_K, NextTokens, check_prefix, top_tokens
 from pfcore.scoring.requests import Progress, Request, TokenScores
 from pfcore.scoring.words import pack_bow
 
 FAKE_MODEL = "pfcore-fake-scorer"
 ENABLE_VAR = "PFCORE_FAKE_SCORER"
+# The fake's next-word candidates; a fixed remainder of probability stands for "any other word".
+NEXT_WORDS = ("the", "a", "coffee", "tea", "water", "shoes", "squid", "shrimp", "rock", "one", "it",
+              "and", "or", "not", "very", "much", "more", "time", "people", "home")
+OTHER_WEIGHT = 1.0
 _VOCAB: dict[str, int] = {}  # word -> id, shared by every instance so ids decode anywhere
 _WORDS: list[str] = []
 
@@ -75,6 +81,18 @@ class FakeScorer:
             return pack_bow(ids, np.array(logprobs), range(len(ids) + 1), np.zeros(len(ids) + 1),
                             self.display_tokens)
         return TokenScores(ids, np.array(logprobs), self.display_tokens)
+
+    def next_tokens(self, prefix: str, *, k: int = TOP_K) -> NextTokens:
+        """The k most likely of NEXT_WORDS after the prefix, each weighted by `_logprob`, with a
+        fixed share left to any other word (so the probabilities sum to less than 1)."""
+        prefix = check_prefix(prefix, k)
+        words = [f" {w}" for w in NEXT_WORDS]
+        weights = np.exp([_logprob(prefix, w) for w in words])
+        logprobs = np.log(weights / (weights.sum() + OTHER_WEIGHT))
+        ids = [_word_id(w) for w in words]
+        chosen = top_tokens(prefix, logprobs, k=k, decode=words.__getitem__, begins=np.ones(len(words), dtype=bool))
+        return NextTokens(prefix, tuple(replace(t, token_id=ids[t.token_id]) for t in chosen.tokens),
+                          chosen.vocabulary)
 
     def display_tokens(self, ids: Sequence[int]) -> tuple[str, ...]:
         """The words the ids stand for."""

@@ -9,13 +9,14 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 import numpy as np
 
+from pfcore import names
 from pfcore.errors import InputError
 from pfcore.scoring.align import Span
 
 if TYPE_CHECKING:
     from pfcore.scoring.methods import ScoringMethod
 
-Reduction = Literal["sum", "mean"]
+Reduction = Literal["sum", "mean"] | names.Reduction  # the enum in new code, its values in older code
 REDUCTIONS: tuple[Reduction, ...] = ("mean", "sum")
 Progress = Callable[[int, int], None]
 """progress(done, total), called as work finishes."""

@@ -141,9 +141,17 @@ def score_texts(scorer: RequestScorer, requests: Sequence[Request], score: Score
     variant where it has one (masked models do not: their words keep the plain sums)."""
     bow = scorer.bow_scorer() if corrected else None
     if bow is None:
-        return [scored_text(scorer, r, s, None) for r, s in zip(requests, score(scorer, requests))]
-    unpacked = [unpack_bow(p) for p in score(bow, requests)]
-    return [scored_text(scorer, r, s, m) for r, (s, m) in zip(requests, unpacked)]
+        return texts_from_scores(scorer, requests, score(scorer, requests), packed=False)
+    return texts_from_scores(scorer, requests, score(bow, requests), packed=True)
+
+
+def texts_from_scores(scorer: RequestScorer, requests: Sequence[Request], scores: Sequence[TokenScores], *,
+                      packed: bool) -> list[ScoredText]:
+    """Scored requests split into words; `packed`: the scores are the BOW variant's, with the
+    masses the word correction needs packed beside the log-probs."""
+    if not packed:
+        return [scored_text(scorer, r, s, None) for r, s in zip(requests, scores)]
+    return [scored_text(scorer, r, *unpack_bow(p)) for r, p in zip(requests, scores)]
 
 
 def scored_text(scorer: RequestScorer, request: Request, scores: TokenScores,

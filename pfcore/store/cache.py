@@ -10,14 +10,15 @@ import logging
 import sqlite3
 import time
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from pfcore.errors import InputError
-from pfcore.paths import cache_root
+from pfcore.errors import InputError, environment_problem
+from pfcore.paths import cache_root, check_writable, make_folder
 from pfcore.scoring.requests import Progress, Request, RequestScorer, TokenScores
 from pfcore.scoring.words import ScoreFn
 
@@ -33,6 +34,7 @@ SCHEMA = f"""CREATE TABLE IF NOT EXISTS {TABLE} (
     created REAL NOT NULL
 )"""
 Row = tuple[str, bytes, bytes, str, float]
+INTEGRITY_FAILED = "integrity check failed"
 
 
 def namespace(identity: dict[str, object]) -> str:
@@ -46,6 +48,15 @@ def request_key(ns: str, prefix: str, text: str) -> str:
     return hashlib.sha256(json.dumps([ns, prefix, text], ensure_ascii=False).encode()).hexdigest()
 
 
+CORRUPT_CODES = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+
+
+def corrupt(exc: sqlite3.DatabaseError) -> bool:
+    """Whether an error on opening the cache means the file is damaged (SQLite's own codes, or
+    the quick check failing), not that the machine refused (full disk, read-only, I/O error)."""
+    return getattr(exc, "sqlite_errorcode", None) in CORRUPT_CODES or str(exc) == INTEGRITY_FAILED
+
+
 def checksum(key: str, ids: bytes, logprobs: bytes) -> str:
     """The digest stored beside a row, so a value damaged on disk is detected on read."""
     return hashlib.sha256(key.encode() + b"\x1f" + ids + b"\x1f" + logprobs).hexdigest()[:32]
@@ -56,17 +67,32 @@ class ScoreCache:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = Path(path) if path else cache_root() / "scores.sqlite"
+        make_folder(self.path.parent, "the score cache's folder")
+        with self._refusals("open"):
+            self.conn = self._open()
+
+    @contextmanager
+    def _refusals(self, action: str) -> Iterator[None]:
+        """SQLite's errors of the machine (a full disk, a read-only file) as an EnvironmentProblem
+        naming the cache file; SQLite rolls the transaction back, so the file keeps what it had."""
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise InputError(f"cannot use {self.path.parent} for the score cache: {exc.strerror or exc}") from exc
-        self.conn = self._open()
+            yield
+        except sqlite3.OperationalError as exc:
+            if action == "open":  # SQLite says "unable to open": the folder's own refusal names the reason
+                check_writable(self.path.parent, "the score cache's folder")
+            problem = environment_problem(exc, self.path, "the score cache", action)
+            if problem is None:
+                raise
+            raise problem from exc
 
     def _open(self) -> sqlite3.Connection:
-        """Connect, set WAL and a busy timeout, create the table; rebuild once if corrupt."""
+        """Connect, set WAL and a busy timeout, create the table; rebuild once if corrupt (only
+        then: a full disk or a read-only file is the machine's refusal, not damage)."""
         try:
             return self._connect()
         except sqlite3.DatabaseError as exc:
+            if not corrupt(exc):
+                raise
             aside = self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
             warnings.warn(f"score cache {self.path} is corrupt ({exc}); moved it to {aside.name} "
                           "and started a new one", stacklevel=2)
@@ -84,7 +110,7 @@ class ScoreCache:
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute(SCHEMA)
             if conn.execute("PRAGMA quick_check").fetchone()[0] != "ok":
-                raise sqlite3.DatabaseError("integrity check failed")
+                raise sqlite3.DatabaseError(INTEGRITY_FAILED)
         except sqlite3.DatabaseError:
             conn.close()
             raise
@@ -119,7 +145,7 @@ class ScoreCache:
             id_bytes = np.asarray(ids, dtype=np.int64).tobytes()
             lp_bytes = np.asarray(lp, dtype=np.float64).tobytes()
             data.append((key, id_bytes, lp_bytes, checksum(key, id_bytes, lp_bytes), now))
-        with self.conn:
+        with self._refusals("write to"), self.conn:
             self.conn.execute("BEGIN IMMEDIATE")
             self.conn.executemany(f"INSERT OR REPLACE INTO {TABLE} VALUES (?, ?, ?, ?, ?)", data)
 
@@ -133,7 +159,7 @@ class ScoreCache:
             source.close()
         good = [r for r in rows if checksum(r[0], r[1], r[2]) == r[3]]
         before = self.count()
-        with self.conn:
+        with self._refusals("write to"), self.conn:
             self.conn.execute("BEGIN IMMEDIATE")
             self.conn.executemany(f"INSERT OR IGNORE INTO {TABLE} VALUES (?, ?, ?, ?, ?)", good)
         return self.count() - before

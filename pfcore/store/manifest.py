@@ -4,6 +4,7 @@ JSON round trip. Older manifests (the same JSON layout) read back unchanged."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import platform
 import subprocess
@@ -11,12 +12,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, fields
 from datetime import UTC, datetime
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 from pfcore import __version__
 from pfcore.errors import InputError
 from pfcore.models.spec import ALIASES
-from pfcore.paths import REPO_ROOT
+from pfcore.paths import REPO_ROOT, ReadKind, read_bounded
 
 
 @dataclass(frozen=True)
@@ -30,7 +32,7 @@ class ModelRecord:
     kind: str = "causal"
     trust_remote_code: bool = False
     source: str = ""
-    weights_sha256: str = ""  # the content of the weight files (local models): what the checkpoint really is
+    weights_sha256: str = ""  # the weight files' content (a hub id: its local snapshot's): what the checkpoint is
 
     def __post_init__(self) -> None:
         """Records written under an earlier name of the default model read back under its name now."""
@@ -102,6 +104,15 @@ class Manifest:
     def constructions(self) -> tuple[str, ...]:
         """The constructions the run was limited to (empty: all)."""
         return tuple(self.settings.get("constructions") or ())
+
+
+def read_manifest(path: Path) -> Manifest:
+    """A run's manifest.json read back (bounded); InputError when it is missing or damaged."""
+    try:
+        data = json.loads(read_bounded(path, ReadKind.RUN_MANIFEST))
+    except ValueError as exc:  # not JSON, or not UTF-8
+        raise InputError(f"{path}: damaged run manifest ({exc})") from exc
+    return Manifest.from_json(data)
 
 
 def _record(cls: type, data: Mapping[str, Any]) -> Any:

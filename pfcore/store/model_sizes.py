@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from pfcore.errors import InputError
-from pfcore.paths import cache_subdir
+from pfcore.paths import cache_subdir, write_atomic
 
 INFO_COLUMNS = ("parameters", "pretraining_tokens", "model_type")
 MODEL_TYPES = ("CausalLM", "MLM")
@@ -46,5 +46,5 @@ def save_extra_models(df: pd.DataFrame) -> tuple[int, list[str]]:
     refused = [f"{r.hf_id}: parameters must be at least {MIN_PARAMETERS:,.0f}, tokens at least {MIN_TOKENS:,.0f}, "
                f"and model_type one of {', '.join(MODEL_TYPES)}" for r in rows[~ok].itertuples()
                if not all(pd.isna(v) or str(v).strip() == "" for v in (r.hf_id, r.parameters, r.pretraining_tokens))]
-    rows[ok].to_csv(extra_models_path(), index=False)
+    write_atomic(extra_models_path(), rows[ok].to_csv(index=False), "the model sizes")
     return int(ok.sum()), refused

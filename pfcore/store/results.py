@@ -1,52 +1,45 @@
-"""The long results table (DESIGN.md section 5): published per-checkpoint summaries and own runs.
+"""The long results table: published per-checkpoint summaries and own runs.
 
 One row per value: model, revision, step, suite, construction, filter, metric, value, source.
 It lives as one parquet file under the cache so the app and the CLI read the same table. Writers
 take a file lock and replace the file atomically, so two processes appending lose nothing. Every
 run also keeps its own rows (results.csv in its record) and every import is remembered, so a
-damaged table is moved aside and rebuilt from them.
+damaged table is moved aside and rebuilt from them. A new cache's table starts with the bundled
+published rows (pfcore.store.published); each source keeps its own rows, and rows of a source are
+replaced by different ones only when asked (`replace=True`, `--replace`).
 """
 from __future__ import annotations
 
-import fcntl
-import io
-import json
-import os
-import re
 import time
-import urllib.error
-import urllib.request
 import warnings
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from pfcore.errors import InputError
-from pfcore.models.spec import ALIASES
-from pfcore.paths import JsonMemo, cache_subdir
+from pfcore.errors import InputError, first_line
+from pfcore.paths import JsonMemo, atomic_path, cache_subdir, locked
+from pfcore.store.published import (
+    BUNDLED_PREFIX,
+    IMPORT_PREFIX,
+    Bundle,
+    bundled_label,
+    bundling_enabled,
+    collection_of,
+    content_digest,
+    import_label,
+    labelled,
+    read_bundle,
+    read_manifest,
+)
+from pfcore.store.published_tsv import read_published
+from pfcore.store.result_rows import RESULT_COLUMNS, TABLE_COLUMNS, empty_results, typed_rows
+from pfcore.store.runs import MANIFEST, RUN_ROWS
 
-RESULT_COLUMNS = ("model", "revision", "step", "suite", "construction", "filter", "metric",
-                  "value", "source")
-# Columns a row may lack (published summaries, older tables): filled with their default.
-OPTIONAL_COLUMNS = {"weights_sha256": ""}  # the checkpoint's content hash, for own runs
-TABLE_COLUMNS = (*RESULT_COLUMNS, *OPTIONAL_COLUMNS)
-BENCHMARK_SUITES = ("blimp", "comps", "ewok")
-FILTER_COLUMNS = ("world_knowledge_filter", "test_type")
-KEY_COLUMNS = ("revision", "construction")
-
-PUBLISHED_REPO = "WesScivetti/Meaning_Alone"
-PUBLISHED_COMMIT = "a6b6990973e9432600d6d5b2e0def79b24c74533"
-PUBLISHED_FOLDER = "outputs_summary"
-SUMMARY_FOLDER = "output_summaries"  # jhu-clsp keeps two decoder files here, named by model
-OFFLINE_HINT = ("could not reach github.com: download the repository and run "
-                "`python -m pfcore results import PATH`")
-
-
-RUN_ROWS = "results.csv"  # a run's own rows of the table, kept in its record
+WITHDRAWN = "results.withdrawn.csv"  # a superseded run's rows: kept in its record, out of the table
 IMPORTS = "imports.json"  # the folders imported, and run records kept outside the cache: to rebuild from
 
 
@@ -58,135 +51,32 @@ def results_path() -> Path:
 @contextmanager
 def _locked() -> Iterator[None]:
     """Hold the results table's write lock (an flock on a file beside it) for a read-change-write."""
-    with open(results_path().with_name("results.lock"), "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def empty_results() -> pd.DataFrame:
-    """A results table with the right columns and no rows."""
-    return _typed(pd.DataFrame({col: [] for col in TABLE_COLUMNS}))
-
-
-def _typed(df: pd.DataFrame) -> pd.DataFrame:
-    """Column order and dtypes: nullable integer step, float value, strings elsewhere; optional
-    columns a row lacks get their default."""
-    out = df.assign(**{col: default for col, default in OPTIONAL_COLUMNS.items() if col not in df.columns})
-    out = out.loc[:, list(TABLE_COLUMNS)].copy()
-    out[list(OPTIONAL_COLUMNS)] = out[list(OPTIONAL_COLUMNS)].fillna("")
-    for col in TABLE_COLUMNS:
-        if col == "step":
-            out[col] = pd.to_numeric(out[col]).astype("Int64")
-        elif col == "value":
-            out[col] = pd.to_numeric(out[col]).astype("float64")
-        else:
-            out[col] = out[col].astype(str)
-    out["model"] = out["model"].replace(ALIASES)  # rows written under the default model's earlier name
-    return out.reset_index(drop=True)
-
-
-def step_from_revision(revision: str) -> float:
-    """The step a revision names ("step1000", "stage1-step477000-tokens2001B"); NaN if none."""
-    match = re.search(r"(?:^|[^a-z])step(\d+)", str(revision), flags=re.IGNORECASE)
-    return float(match.group(1)) if match else float("nan")
-
-
-def model_from_path(path: Path) -> str:
-    """The Hugging Face id a published file belongs to: ORG/MODEL from its folders.
-
-    Files in jhu-clsp/output_summaries carry the model in their name (accuracy_summary_decoder1b.tsv
-    is jhu-clsp/ettin-decoder-1b).
-    """
-    org, folder = path.parent.parent.name, path.parent.name
-    if folder != SUMMARY_FOLDER:
-        return f"{org}/{folder}"
-    match = re.search(r"(encoder|decoder)[-_]?(\d+[mb])", path.stem, flags=re.IGNORECASE)
-    if not match:
-        raise InputError(f"{path}: cannot tell which model this summary belongs to from its name")
-    return f"{org}/ettin-{match.group(1).lower()}-{match.group(2).lower()}"
-
-
-def read_published_file(path: Path, source: str) -> pd.DataFrame:
-    """One published summary TSV as long result rows (every numeric column becomes a metric).
-    A file cut off mid-line, or a row with too few or too many cells, is refused: a half-read
-    number would otherwise enter the table as if it were whole."""
-    try:
-        raw = path.read_bytes()
-        wide = pd.read_csv(io.BytesIO(raw), sep="\t", on_bad_lines="error", dtype=str, keep_default_na=False)
-    except (OSError, ValueError, pd.errors.ParserError) as exc:
-        raise InputError(f"{path}: not a readable TSV file ({_first_line(exc)})") from exc
-    if raw and not raw.endswith(b"\n"):
-        raise InputError(f"{path}: the last line is cut off (no line end); the file may be truncated")
-    short = (wide.isna() | (wide.apply(lambda col: col.str.strip()) == "")).any(axis=1)
-    if short.any():
-        raise InputError(f"{path}: line {int(short.to_numpy().argmax()) + 2} has empty or missing cells")
-    filter_cols = [col for col in FILTER_COLUMNS if col in wide.columns]
-    missing = [col for col in KEY_COLUMNS if col not in wide.columns]
-    if missing or len(filter_cols) != 1:
-        raise InputError(f"{path}: expected columns revision, construction and one of "
-                         f"{' / '.join(FILTER_COLUMNS)}; found {', '.join(map(str, wide.columns))}")
-    filter_col = filter_cols[0]
-    metrics = [col for col in wide.columns if col not in (*KEY_COLUMNS, filter_col)]
-    if not metrics:
-        raise InputError(f"{path}: no value columns (accuracy, ...) besides the keys")
-    long = wide.melt(id_vars=[*KEY_COLUMNS, filter_col], value_vars=metrics,
-                     var_name="metric", value_name="value")
-    values = pd.to_numeric(long["value"], errors="coerce")
-    if values.isna().any():
-        bad = long.loc[values.isna(), "metric"].iloc[0]
-        raise InputError(f"{path}: column {bad!r} holds values that are not numbers")
-    construction = long["construction"].astype(str).str.replace(" ", "", regex=False)
-    revision = long["revision"].astype(str)
-    steps = {rev: step_from_revision(rev) for rev in revision.unique()}
-    long = long.assign(
-        model=model_from_path(path),
-        revision=revision,
-        step=revision.map(steps),
-        suite=_suites(construction, filter_col),
-        construction=construction,
-        filter=long[filter_col].astype(str),
-        value=values,
-        source=source,
-    )
-    return _typed(long)[list(RESULT_COLUMNS)]  # published rows carry no checkpoint hash
-
-
-def _suites(construction: pd.Series, filter_col: str) -> pd.Series:
-    """Each row's suite: syntax files by their test_type, benchmarks by name, else semantic."""
-    if filter_col == "test_type":
-        return pd.Series("syntax", index=construction.index)
-    return construction.where(construction.isin(BENCHMARK_SUITES), "semantic")
-
-
-def read_published(root: Path) -> pd.DataFrame:
-    """Every summary TSV under root (the published outputs_summary folder) as one long table."""
-    root = Path(root)
-    if not root.is_dir():
-        raise InputError(f"{root}: not a folder (give the outputs_summary folder of Meaning_Alone)")
-    files = sorted(root.rglob("*.tsv"))
-    if not files:
-        raise InputError(f"{root}: no .tsv summary files found under this folder")
-    return pd.concat([read_published_file(path, path.relative_to(root).as_posix())
-                      for path in files], ignore_index=True)
+    with locked(results_path().with_name("results.lock")):
+        yield
 
 
 def load_results() -> pd.DataFrame:
-    """The stored results table; an empty table when nothing has been imported or run yet. A
-    damaged table is moved aside (results.parquet.corrupt-<time>) and rebuilt, with a warning."""
+    """The stored results table; a new cache's empty table first gets the bundled published rows
+    (once, see `_with_bundle`). A damaged table is moved aside (results.parquet.corrupt-<time>) and
+    rebuilt, with a warning."""
     try:
-        return _read_table()
+        table = _read_table()
     except (OSError, ValueError, KeyError, TypeError):
         with _locked():
-            return _read_or_rebuild()
+            table = _read_or_rebuild()
+    if table.empty and _bundle_due():
+        with _locked():
+            stored = _read_or_rebuild()
+            table = _with_bundle(stored)
+            if table is not stored:
+                _save(table)
+    return table
 
 
 def _read_table() -> pd.DataFrame:
     """The stored table as it is (empty when there is none); raises when it is unreadable."""
     path = results_path()
-    return _typed(pd.read_parquet(path)) if path.exists() else empty_results()
+    return typed_rows(pd.read_parquet(path)) if path.exists() else empty_results()
 
 
 def _read_or_rebuild() -> pd.DataFrame:
@@ -198,76 +88,110 @@ def _read_or_rebuild() -> pd.DataFrame:
 
 
 def _rebuild(path: Path, exc: Exception) -> pd.DataFrame:
-    """Move the damaged table aside and build it again from the run records and the imports."""
+    """Move the damaged table aside and build it again from the whole run records and the imports
+    (a folder without a manifest, or whose rows are incomplete, is skipped with one warning)."""
     aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
     path.replace(aside)
-    records = sorted(cache_subdir("runs").glob(f"*/{RUN_ROWS}"))
-    records += [Path(run) / RUN_ROWS for run in _remembered("runs") if (Path(run) / RUN_ROWS).is_file()]
-    parts = [run_rows(path) for path in records]
-    parts += [read_published(Path(root)) for root in _remembered("roots") if Path(root).is_dir()]
-    table = _typed(pd.concat([empty_results(), *parts], ignore_index=True))
+    folders = sorted(p.parent for p in cache_subdir("runs").glob(f"*/{RUN_ROWS}"))
+    folders += [Path(run) for run in _remembered("runs") if (Path(run) / RUN_ROWS).is_file()]
+    found = [(folder, whole_run_rows(folder)) for folder in folders]
+    parts = [rows for _, rows in found if isinstance(rows, pd.DataFrame)]
+    parts += remembered_sources()
+    table = typed_rows(pd.concat([empty_results(), *parts], ignore_index=True))
     table = table.drop_duplicates(subset=["source", "model", "revision", "suite", "construction",
                                           "filter", "metric"], keep="last")
     _save(table)
-    warnings.warn(f"the results table {path} was unreadable ({_first_line(exc)}); moved it to "
+    warnings.warn(f"the results table {path} was unreadable ({first_line(exc)}); moved it to "
                   f"{aside.name} and rebuilt it ({len(table):,} rows) from the run records and the "
                   "imported folders", stacklevel=3)
+    skipped = Counter(why for _, why in found if isinstance(why, str))
+    if skipped:
+        warnings.warn(f"left {sum(skipped.values())} run folders out of the rebuilt results table, as they are "
+                      f"not whole records ({'; '.join(f'{n} {why}' for why, n in sorted(skipped.items()))}); "
+                      "run them again to add their rows", stacklevel=3)
     return table
 
 
+NOT_WHOLE = "without manifest.json (unfinished runs)"
+INCOMPLETE = "whose results.csv does not hold every row of their summary"
+
+
+def whole_run_rows(folder: Path) -> pd.DataFrame | str:
+    """A record's rows of the table when the record is whole: its manifest is there, and its
+    results.csv reads complete (every cell filled, a 64-digit weight hash or none, one row per
+    value of its summary.csv); otherwise why not (NOT_WHOLE or INCOMPLETE)."""
+    if not (folder / MANIFEST).is_file():
+        return NOT_WHOLE
+    try:
+        rows = run_rows(folder / RUN_ROWS)
+        summary = pd.read_csv(folder / "summary.csv")
+    except (OSError, ValueError, pd.errors.ParserError):
+        return INCOMPLETE
+    values = summary[[c for c in ("accuracy", "ci_low", "ci_high", "n") if c in summary.columns]]
+    required = [c for c in RESULT_COLUMNS if c != "step"]
+    complete = (set(TABLE_COLUMNS) <= set(rows.columns) and len(rows) == int(values.notna().to_numpy().sum())
+                and not (rows[required].isna() | (rows[required].astype(str) == "")).any().any()
+                and rows["weights_sha256"].astype(str).str.fullmatch(r"(?:[0-9a-f]{64})?").all())
+    return rows if complete else INCOMPLETE
+
+
 def run_rows(path: Path) -> pd.DataFrame:
-    """One run record's own rows of the table."""
-    return pd.read_csv(path, dtype={"revision": str}, keep_default_na=False, na_values={"step": [""], "value": [""]})
+    """One run record's own rows of the table (refused when a row has too few or too many cells)."""
+    return pd.read_csv(path, dtype={"revision": str, "weights_sha256": str}, keep_default_na=False,
+                       na_values={"step": [""], "value": [""]}, on_bad_lines="error")
 
 
 def _remembered(kind: str) -> list[str]:
-    """The folders the table is rebuilt from besides the cache's runs: imported published folders
-    ("roots") and run records saved elsewhere with --out ("runs")."""
-    return list(JsonMemo(f"results/{IMPORTS}").read().get(kind, []))
+    """The folders the table is rebuilt from besides the cache's runs and imports: run records saved
+    elsewhere with --out ("runs"), and folders imported before sources were labelled ("roots")."""
+    return list(_memo().read().get(kind, []))
 
 
 def _remember(kind: str, folder: Path) -> None:
     """Add a folder to those the table is rebuilt from (see `_remembered`)."""
-    memo = JsonMemo(f"results/{IMPORTS}")
+    memo = _memo()
     folders = [f for f in _remembered(kind) if f != str(folder.resolve())] + [str(folder.resolve())]
     memo.write({**memo.read(), kind: folders})
 
 
-def record_run_rows(folder: Path, rows: pd.DataFrame) -> pd.DataFrame:
-    """Keep a run's rows beside its record (the table can be rebuilt from them, wherever the record
-    lives) and add them to the table; returns the table."""
-    rows.to_csv(folder / RUN_ROWS, index=False)
+def add_run_rows(folder: Path, rows: pd.DataFrame) -> pd.DataFrame:
+    """Add a saved run's rows (kept in its record as results.csv) to the table, and remember a
+    record kept outside the cache, so the table can be rebuilt from it; returns the table."""
     if folder.resolve().parent != cache_subdir("runs").resolve():
         _remember("runs", folder)
     return append_results(rows)
 
 
-def _first_line(exc: BaseException) -> str:
-    """The first line of an error's message."""
-    return (str(exc).splitlines() or [type(exc).__name__])[0]
-
-
 def _save(table: pd.DataFrame) -> None:
-    """Write the table atomically, so a reader never sees half a file."""
-    path = results_path()
-    tmp_path = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        table.to_parquet(tmp_path, index=False)
-        os.replace(tmp_path, path)
-    finally:
-        tmp_path.unlink(missing_ok=True)
+    """Write the table atomically (`paths.atomic_path`), so a reader never sees half a file."""
+    with atomic_path(results_path(), "the results table") as tmp:
+        table.to_parquet(tmp, index=False)
 
 
-def append_results(rows: pd.DataFrame) -> pd.DataFrame:
-    """Add rows to the stored table, replacing earlier rows of the same sources; returns the table.
+KEYS = ["source", "model", "revision", "suite", "construction", "filter", "metric"]  # one value each
+SAME = 1e-12  # values closer than this are the same number (a CSV round trip keeps them exact)
 
-    Own runs call this with source "pfcore run <run_id>", so re-recording a run is idempotent.
+
+def append_results(rows: pd.DataFrame, *, replace: bool = False) -> pd.DataFrame:
+    """Add rows to the stored table in place of earlier rows of the same sources; returns the table.
+
+    Own runs call this with source "pfcore run <run_id>", so re-recording a run is idempotent. Rows
+    that would change a stored source's values are refused (InputError) unless `replace` is given.
     """
+    new = _checked_rows(rows)
+    with _locked():
+        combined = _merged(_with_bundle(_read_or_rebuild()), new, replace=replace)
+        _save(combined)
+    return combined
+
+
+def _checked_rows(rows: pd.DataFrame) -> pd.DataFrame:
+    """Rows typed as the table's, or InputError saying what is wrong with them."""
     missing = [col for col in RESULT_COLUMNS if col not in rows.columns]
     if missing:
         raise InputError(f"results rows lack the columns {', '.join(missing)}")
     try:
-        new = _typed(rows)
+        new = typed_rows(rows)
     except (ValueError, TypeError) as exc:
         raise InputError(f"results rows: step must hold whole numbers (or be empty) and value "
                          f"numbers ({exc})") from exc
@@ -275,20 +199,190 @@ def append_results(rows: pd.DataFrame) -> pd.DataFrame:
         raise InputError("results rows need a non-empty source")
     if not np.isfinite(new["value"]).all():
         raise InputError("results rows hold values that are not finite numbers")
+    return new
+
+
+def _merged(table: pd.DataFrame, new: pd.DataFrame, *, replace: bool) -> pd.DataFrame:
+    """The table with the new rows in place of the stored rows of their sources; InputError when
+    that would change a stored source's values and `replace` is False (nothing is changed then)."""
+    sources = set(new["source"])
+    stored = table["source"].isin(sources)
+    changed = [] if replace else changed_sources(table[stored], new)
+    if changed:
+        raise InputError(f"these rows would replace the stored rows of {len(changed)} source(s) "
+                         f"({changed[0]}{', ...' if len(changed) > 1 else ''}) with different ones; "
+                         "nothing was changed. Replace a source only on purpose: --replace (replace=True)")
+    kept = table[~stored]
+    return typed_rows(pd.concat([kept, new], ignore_index=True)) if len(kept) else new
+
+
+def changed_sources(stored: pd.DataFrame, new: pd.DataFrame) -> list[str]:
+    """The sources of `stored` whose rows `new` would change: a value that differs, a row that is
+    gone or a row that is added."""
+    if stored.empty:
+        return []
+    incoming = new[new["source"].isin(set(stored["source"]))]
+    both = stored[[*KEYS, "value"]].merge(incoming[[*KEYS, "value"]], on=KEYS, how="outer",
+                                           suffixes=("_old", "_new"), indicator=True)
+    differs = (both["_merge"] != "both") | ((both["value_old"] - both["value_new"]).abs() > SAME)
+    return sorted(set(both.loc[differs, "source"]))
+
+
+def _memo() -> JsonMemo:
+    """imports.json: the folders imported, the runs kept outside the cache, the bundled rows given."""
+    return JsonMemo(f"results/{IMPORTS}")
+
+
+def _imports() -> dict[str, dict[str, str]]:
+    """The imported folders, each with the label and the content digest of the rows it gave."""
+    found = _memo().read().get("imports", {})
+    return found if isinstance(found, dict) else {}
+
+
+def _bundle_due() -> bool:
+    """Whether this cache is still to be given the bundled published rows (never given before)."""
+    return bundling_enabled() and "bundled" not in _memo().read()
+
+
+def _bundle_or_warn() -> Bundle | None:
+    """The bundled published rows, or None with a warning saying why they cannot be used."""
+    try:
+        return read_bundle()
+    except InputError as exc:
+        warnings.warn(str(exc), stacklevel=4)
+        return None
+
+
+def _remember_bundle(bundle: Bundle) -> None:
+    """Note that the cache's table was given the bundled rows (a rebuilt table gets them back)."""
+    memo = _memo()
+    memo.write({**memo.read(), "bundled": {"label": bundle.label, "commit": bundle.manifest["commit"],
+                                           "content_sha256": bundle.manifest["content_sha256"]}})
+
+
+def _with_bundle(table: pd.DataFrame) -> pd.DataFrame:
+    """An empty table of a cache never given the bundled published rows, with them (once: a table
+    emptied later stays empty until `results import --bundled`); otherwise the table itself.
+    Call with the lock held."""
+    if not table.empty or not _bundle_due():
+        return table
+    bundle = _bundle_or_warn()
+    if bundle is None:
+        return table
+    _remember_bundle(bundle)
+    return typed_rows(bundle.table_rows())
+
+
+def _bundled_label_for(digest: str) -> str | None:
+    """The bundled rows' label when published rows of this content digest are the bundled ones."""
+    try:
+        manifest = read_manifest()
+    except InputError:
+        return None
+    return bundled_label(manifest) if manifest["content_sha256"] == digest else None
+
+
+def import_bundled(*, replace: bool = False) -> pd.DataFrame:
+    """Put the bundled published rows into the stored table (source label published@<commit>);
+    returns them. A damaged or edited bundle is refused with the reason."""
+    bundle = read_bundle()
+    rows = typed_rows(bundle.table_rows())
     with _locked():
+        _save(_merged(_read_or_rebuild(), rows, replace=replace))
+        _remember_bundle(bundle)
+    return rows[list(RESULT_COLUMNS)]
+
+
+def withdraw_run(folder: Path) -> int:
+    """Take a superseded run's rows out of the table (a rerun of the same model, revision and suite
+    with other settings or weights stands for it now); its record keeps them, renamed to WITHDRAWN
+    so that a rebuild leaves them out too. How many rows left the table."""
+    own = Path(folder) / RUN_ROWS
+    if not own.is_file():
+        return 0
+    sources = set(run_rows(own)["source"])
+    with _locked():
+        own.replace(own.with_name(WITHDRAWN))
         table = _read_or_rebuild()
-        kept = table[~table["source"].isin(set(new["source"]))]
-        combined = _typed(pd.concat([kept, new], ignore_index=True)) if len(kept) else new
-        _save(combined)
-    return combined
+        kept = table[~table["source"].isin(sources)]
+        if len(kept) < len(table):
+            _save(kept.reset_index(drop=True))
+    return len(table) - len(kept)
 
 
-def import_published(root: Path) -> pd.DataFrame:
-    """Read every summary under root into the stored table (re-import replaces those sources)."""
+def import_published(root: Path, *, replace: bool = False) -> pd.DataFrame:
+    """Read every summary under root into the stored table as a source of its own, labelled by its
+    content (the bundled rows' label when it holds the very same numbers); returns the rows stored.
+
+    Other sources are never touched. A folder imported before whose files have changed is refused
+    unless `replace` is given, which swaps that folder's earlier rows for the new ones.
+    """
     rows = read_published(root)
-    append_results(rows)
-    _remember("roots", Path(root))
-    return rows
+    digest = content_digest(rows)
+    folder = str(Path(root).resolve())
+    label = _bundled_label_for(digest) or import_label(digest)
+    new = typed_rows(labelled(rows, label))
+    with _locked():
+        table = _with_bundle(_read_or_rebuild())
+        earlier = _imports().get(folder)
+        if earlier and earlier.get("content_sha256") != digest:
+            if not replace:
+                raise InputError(f"{root} was imported before (source {earlier.get('label')}) and its files "
+                                 "have changed since; nothing was imported and the earlier rows are kept. "
+                                 "To replace them with the files as they are now, import it again with "
+                                 "--replace (in the app: tick \"Replace my earlier import of this folder\")")
+            table = _without_import(table, folder, str(earlier.get("label")))
+        _save(_merged(table, new, replace=False))
+        memo = _memo()
+        memo.write({**memo.read(), "imports": {**_imports(), folder: {"label": label, "content_sha256": digest}}})
+    return new[list(RESULT_COLUMNS)]
+
+
+def imported_folders() -> dict[str, list[str]]:
+    """Each imported collection's label with the folders it was imported from."""
+    found: dict[str, list[str]] = {}
+    for folder, entry in _imports().items():
+        found.setdefault(str(entry.get("label")), []).append(folder)
+    return found
+
+
+def _without_import(table: pd.DataFrame, folder: str, label: str) -> pd.DataFrame:
+    """The table without a folder's earlier import, unless another folder or the bundle gave the same rows."""
+    others = {entry.get("label") for other, entry in _imports().items() if other != folder}
+    if label in others or not label.startswith(IMPORT_PREFIX):
+        return table
+    return table[table["source"].map(collection_of) != label]
+
+
+def remembered_sources() -> list[pd.DataFrame]:
+    """The published rows a rebuilt table gets back: the bundled rows when the cache was given them,
+    each imported folder whose files still hold what was imported, and the folders imported before
+    sources were labelled. A folder that changed or went is left out, with a warning."""
+    memo = _memo().read()
+    bundle = _bundle_or_warn() if "bundled" in memo else None
+    parts = [bundle.table_rows()] if bundle else []
+    for folder, entry in _imports().items():
+        rows = _reread(Path(folder))
+        if rows is not None and content_digest(rows) != entry.get("content_sha256"):
+            warnings.warn(f"{folder} has changed since it was imported; its rows were not restored "
+                          "(import it again)", stacklevel=4)
+        elif rows is not None:
+            parts.append(labelled(rows, str(entry.get("label"))))
+    for root in _remembered("roots"):
+        rows = _reread(Path(root))
+        if rows is not None:
+            digest = content_digest(rows)
+            parts.append(labelled(rows, _bundled_label_for(digest) or import_label(digest)))
+    return parts
+
+
+def _reread(folder: Path) -> pd.DataFrame | None:
+    """An imported folder's rows read again, or None with a warning when it cannot be."""
+    try:
+        return read_published(folder)
+    except InputError as exc:
+        warnings.warn(f"an imported folder was not restored: {exc}", stacklevel=5)
+        return None
 
 
 def summarize(rows: pd.DataFrame) -> dict[str, object]:
@@ -302,96 +396,26 @@ def summarize(rows: pd.DataFrame) -> dict[str, object]:
             "models": per_model}
 
 
-def _get(url: str, timeout: float = 60.0) -> bytes:
-    """Body of a GET request; InputError with the offline hint when GitHub cannot be reached."""
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:
-            return response.read()
-    except urllib.error.HTTPError as exc:
-        raise InputError(f"github.com answered {exc.code} {exc.reason} for {url}; try again later, "
-                         "or download the repository and run `python -m pfcore results import "
-                         "PATH`") from exc
-    except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
-        raise InputError(f"{OFFLINE_HINT} ({url}: {exc})") from exc
-
-
-def published_files() -> list[str]:
-    """Paths of the summary TSVs in the paper's repository at the pinned commit."""
-    url = (f"https://api.github.com/repos/{PUBLISHED_REPO}/git/trees/{PUBLISHED_COMMIT}"
-           "?recursive=1")
-    tree = json.loads(_get(url))
-    return sorted(item["path"] for item in tree.get("tree", [])
-                  if item.get("type") == "blob" and item["path"].endswith(".tsv")
-                  and item["path"].startswith(f"{PUBLISHED_FOLDER}/"))
-
-
-def fetch_published(dest: Path) -> list[Path]:
-    """Download the published summaries into dest (laid out as outputs_summary/ is); returns files.
-
-    Import them afterwards with `python -m pfcore results import DEST`.
-    """
-    dest = Path(dest)
-    written = []
-    for remote in published_files():
-        body = _get(f"https://raw.githubusercontent.com/{PUBLISHED_REPO}/{PUBLISHED_COMMIT}/"
-                    f"{remote}")
-        target = dest / Path(remote).relative_to(PUBLISHED_FOLDER)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(body)
-        written.append(target)
-    if not written:
-        raise InputError(f"github.com lists no summary files under {PUBLISHED_FOLDER}/ at "
-                         f"{PUBLISHED_REPO}@{PUBLISHED_COMMIT[:7]}")
-    return written
-
-
-def _imported(rows: pd.DataFrame, where: str) -> str:
-    """What an import added, in one line."""
+def import_note(rows: pd.DataFrame, where: str) -> str:
+    """What an import added, in one line, with the source label its rows carry."""
+    label = collection_of(str(rows["source"].iloc[0]))
+    same = " (the same numbers as the bundled published results)" if label.startswith(BUNDLED_PREFIX) else ""
     return (f"Imported {len(rows):,} rows from {rows['source'].nunique()} files ({where}) for "
-            f"{rows['model'].nunique()} models.")
+            f"{rows['model'].nunique()} models, as source {label}{same}.")
 
 
-def import_folder(folder: str) -> str:
+def import_folder(folder: str, *, replace: bool = False) -> str:
     """Import every published summary TSV under a folder into the results table; a report line."""
     if not folder.strip():
         raise InputError("give the folder of the published summaries (Meaning_Alone's outputs_summary)")
     root = Path(folder.strip()).expanduser()
-    return _imported(import_published(root), str(root))
+    return import_note(import_published(root, replace=replace), str(root))
 
 
-def fetch_and_import() -> str:
-    """Download the published summaries from the paper's repository into the cache and import
-    them; InputError (with what to do instead) when github.com cannot be reached."""
-    dest = cache_subdir("published")
-    fetch_published(dest)
-    return _imported(import_published(dest), f"downloaded from {PUBLISHED_REPO} into {dest}")
+def load_bundled() -> str:
+    """Put the bundled published results into the table (no network); a report line."""
+    rows = import_bundled()
+    return (f"Loaded the bundled published results: {len(rows):,} rows from {rows['source'].nunique()} files "
+            f"for {rows['model'].nunique()} models, as source {collection_of(str(rows['source'].iloc[0]))}.")
 
 
-@dataclass(frozen=True)
-class DuplicateCheckpoint:
-    """A checkpoint whose weights are the very same as an earlier step's (a published revision
-    that served other weights under its name): its changes are false zeros in a correlation."""
-
-    model: str
-    step: int
-    same_as: int
-    weights_sha256: str
-
-    def warning(self) -> str:
-        """The warning a user reads."""
-        return (f"{self.model}: step {self.step} has the same weights as step {self.same_as} (sha256 "
-                f"{self.weights_sha256[:12]}...); its changes are false zeros in first-difference "
-                "correlations (exclude it with --drop-duplicate-checkpoints)")
-
-
-def duplicate_checkpoints(table: pd.DataFrame, model: str) -> list[DuplicateCheckpoint]:
-    """The steps of one model's trajectory whose weight hash equals an earlier step's."""
-    rows = table[(table["model"] == model) & table["step"].notna() & (table["weights_sha256"] != "")]
-    first: dict[str, int] = {}
-    out = []
-    for step, digest in sorted(rows.groupby("step")["weights_sha256"].first().items()):
-        if digest in first:
-            out.append(DuplicateCheckpoint(model, int(step), first[digest], str(digest)))
-        else:
-            first[digest] = int(step)
-    return out

@@ -11,10 +11,11 @@ from pfcore.cli_common import add_checkpoint_args, add_model_args, positive_int,
 from pfcore.errors import InputError
 from pfcore.items.schema import CONSTRUCTIONS
 from pfcore.scoring.methods import ScoringMethod
+from pfcore.suites.checkpoints import checkpoints, series_name
 from pfcore.suites.registry import SUITES
 from pfcore.suites.report import main_table, summary_json
 from pfcore.suites.runner import RunConfig, run_suite
-from pfcore.suites.trajectory import checkpoints, run_trajectory, series_name
+from pfcore.suites.trajectory import run_trajectory
 
 ALL_SUITES = tuple(SUITES)
 

@@ -44,9 +44,15 @@ def accuracy(correct: np.ndarray | list[bool], clusters: np.ndarray | list[str] 
     if n == 0:
         return Accuracy(float("nan"), float("nan"), float("nan"), 0)
     k = int(arr.sum())
-    n_eff = n if clusters is None else effective_n(arr, np.asarray(clusters))
-    low, high = wilson(k * n_eff / n, n_eff)
-    low, high = (0.0 if k == 0 else max(0.0, low)), (1.0 if k == n else min(1.0, high))  # exact ends
+    return proportion(k, n, n_eff=None if clusters is None else effective_n(arr, np.asarray(clusters)))
+
+
+def proportion(k: int, n: int, *, n_eff: float | None = None) -> Accuracy:
+    """k of n decisions correct (n > 0), with the 95% Wilson interval of n_eff effective decisions
+    (n when not given); exact at the ends (0 when none is correct, 1 when all are)."""
+    eff = float(n) if n_eff is None else n_eff
+    low, high = wilson(k * eff / n, eff)
+    low, high = (0.0 if k == 0 else max(0.0, low)), (1.0 if k == n else min(1.0, high))
     return Accuracy(k / n, float(low), float(high), n)
 
 

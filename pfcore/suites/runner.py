@@ -11,12 +11,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pfcore.errors import InputError
+from pfcore.errors import EnvironmentProblem, InputError
 from pfcore.items.schema import PUBLISHED_NAMES
-from pfcore.models.identity import weights_sha256
+from pfcore.models.identity import weights_identity
 from pfcore.models.loading import resolve_source
 from pfcore.models.spec import ModelSpec
-from pfcore.paths import cache_subdir, make_folder
+from pfcore.paths import cache_subdir, check_writable
 from pfcore.scoring.factory import LazyScorer, ScorerSource, cache_identity, scorer_for
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import Progress
@@ -32,7 +32,8 @@ from pfcore.store.manifest import (
     now_iso,
     versions,
 )
-from pfcore.store.results import record_run_rows, step_from_revision
+from pfcore.store.result_rows import step_from_revision
+from pfcore.store.results import add_run_rows
 from pfcore.store.runs import RunRecord, save_run
 from pfcore.suites.base import ModelHandle, RunConfig, ScoreContext, Suite
 from pfcore.suites.registry import get_suite
@@ -57,10 +58,12 @@ def score_cache(config: RunConfig) -> ScoreCache | None:
 def run_suite(spec: ModelSpec, config: RunConfig, progress: Progress | None = None,
               label: ResultsLabel | None = None, scorers: ScorerSource = scorer_for) -> RunRecord:
     """Run one suite on one model, save its record and add its summary to the results table.
-    The model loads only if some request is not in the score cache."""
+    The model loads only if some request is not in the score cache. The record's folder is
+    proven writable before anything is scored, so a read-only or full place costs no work."""
     started = time.monotonic()
     suite = get_suite(config.suite)
-    make_folder(Path(config.out), "the run record's folder (--out)") if config.out else cache_subdir("runs")
+    out = Path(config.out) if config.out else None
+    check_writable(out or cache_subdir("runs"), "the run record's folder (--out)" if out else "the cache's runs folder")
     method = suite.method(spec, config.scoring)
     items = suite.load(config)
     items_at = time.monotonic()
@@ -72,11 +75,13 @@ def run_suite(spec: ModelSpec, config: RunConfig, progress: Progress | None = No
     timings = Timings(round(items_at - started, 3), round(load_s, 3),
                       round(done - items_at - load_s, 3), round(done - started, 3), ctx.stats.scored)
     manifest = _manifest(suite, spec, config, method, suite.item_ids(items), timings)
-    revision = spec.revision or "NONE"
-    record = save_run(manifest, tables, Path(config.out) if config.out else None,
-                      suite.published(tables["summary"], revision))
-    rows = results_rows(record, suite.metric, label)
-    record_run_rows(record.path, rows)
+    rows = results_rows(manifest, tables["summary"], suite.metric, label)
+    record = save_run(manifest, tables, out, suite.published(tables["summary"], spec.revision or "NONE"), rows=rows)
+    try:
+        add_run_rows(record.path, rows)
+    except EnvironmentProblem as exc:
+        raise EnvironmentProblem(f"{exc}; the run's record {record.path} is whole, but its rows are not in the "
+                                 "results table") from exc
     return record
 
 
@@ -89,17 +94,16 @@ def score_and_decide(suite: Suite, items: object, ctx: ScoreContext) -> dict[str
     return tables
 
 
-def results_rows(record: RunRecord, metric: str = "accuracy", label: ResultsLabel | None = None) -> pd.DataFrame:
+def results_rows(m: Manifest, summary: pd.DataFrame, metric: str = "accuracy",
+                 label: ResultsLabel | None = None) -> pd.DataFrame:
     """A run's summary as rows of the long results table (source "pfcore run <run id>")."""
-    m = record.manifest
     if label is None:
         revision = m.model.revision or "main"
         step = step_from_revision(revision)
         label = ResultsLabel(m.model.name, revision, None if np.isnan(step) else int(step))
-    long = record.summary.melt(id_vars=["construction", "filter"],
-                               value_vars=[c for c in ("accuracy", "ci_low", "ci_high", "n")
-                                           if c in record.summary.columns],
-                               var_name="metric", value_name="value")
+    long = summary.melt(id_vars=["construction", "filter"],
+                        value_vars=[c for c in ("accuracy", "ci_low", "ci_high", "n") if c in summary.columns],
+                        var_name="metric", value_name="value")
     return pd.DataFrame({
         "model": label.model, "revision": label.revision,
         "step": pd.array([label.step] * len(long), dtype="Int64"),
@@ -117,9 +121,8 @@ def _manifest(suite: Suite, spec: ModelSpec, config: RunConfig, method: ScoringM
     settings["reduction"] = suite.reduction(config, method)
     settings["first_token"] = ("BOS prepended, first word scored" if config.bos
                                else "no BOS: first token of a whole sentence unscored (minicons default)")
-    source = resolve_source(spec)[0]
     model = ModelRecord(spec.name, spec.revision, spec.dtype, spec.device, spec.kind, spec.trust_remote_code,
-                        source, weights_sha256(source))
+                        resolve_source(spec)[0], weights_identity(spec))
     return Manifest(
         run_id=new_run_id(config.suite, spec.label), created=now_iso(), suite=config.suite, model=model,
         scoring=method.value, settings=settings,

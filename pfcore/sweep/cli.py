@@ -1,6 +1,7 @@
 """`python -m pfcore sweep PLAN.yaml`: run a sweep plan on Ray with a bar over jobs and a line per
 running job (on stderr), then print the summary (or one JSON object). Exit status 2 when a job
-failed for a reason of its own; the others are done and merged all the same."""
+failed for a reason of its own; the others are done and merged all the same; 130 when interrupted
+(Ctrl-C or SIGTERM)."""
 from __future__ import annotations
 
 import argparse
@@ -9,7 +10,7 @@ import sys
 from pathlib import Path
 
 from pfcore.sweep.driver import run_sweep
-from pfcore.sweep.jobs import FAILED
+from pfcore.sweep.jobs import DONE, FAILED
 from pfcore.sweep.plan import load_plan
 from pfcore.sweep.progress import SweepProgress
 
@@ -19,7 +20,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("sweep", help="run a sweep plan (models x checkpoints x suites) on Ray",
                        description="Run every (model, revision) job of a sweep plan as a Ray task, each in a "
                        "shard of its own, merged into the score cache and the results table as it finishes. "
-                       "Jobs whose results are there already are skipped. See docs/sweeps.md.")
+                       "Jobs whose results are there already are skipped. Ctrl-C or SIGTERM cancels the running "
+                       "jobs (exit status 130) and stops a local Ray instance with nothing left running; the "
+                       "next run resumes. See docs/sweeps.md.")
     p.add_argument("plan", help="the sweep plan (YAML), e.g. docs/plans/pythia-paper.yaml")
     p.add_argument("--address", help="join an existing Ray cluster: 'auto' or HOST:PORT "
                    "(default: start a local Ray instance sized to this machine)")
@@ -60,6 +63,9 @@ def sweep(args: argparse.Namespace) -> int:
         print(json.dumps(summary.to_json()))
     else:
         print(f"sweep {plan.name!r}: {summary.line()}")
+        for report in summary.of(DONE):
+            if report.reason:  # a job merged before that ran again, and why
+                print(f"{report.label}: {report.reason}")
         for report in failed:
             print(f"failed {report.label}: {report.reason}")
     if failed:

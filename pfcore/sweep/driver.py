@@ -1,6 +1,7 @@
-"""Run a sweep plan on Ray: skip the jobs whose results are in the results table already, start
+"""Run a sweep plan on Ray: skip the jobs whose results are in the results table already (unless
+their checkpoint's weights changed since: those run again, and their report says why), start
 (or join) Ray, submit one task per remaining job, follow them on a board actor, merge each shard as
-its job finishes, and sum up. Interrupted (Ctrl-C, the app's Stop), it cancels what still runs:
+its job finishes, and sum up. Interrupted (Ctrl-C, SIGTERM, the app's Stop), it cancels what still runs:
 finished jobs are merged, unfinished ones keep their shards, and the next run resumes them."""
 from __future__ import annotations
 
@@ -11,15 +12,17 @@ import socket
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from pfcore.errors import InputError, PfcoreError
+from pfcore.errors import InputError, PfcoreError, first_line
 from pfcore.models.loading import resolve_source
 from pfcore.models.spec import DEFAULT_MODEL
-from pfcore.paths import cache_subdir, make_folder, models_dir
+from pfcore.paths import cache_subdir, make_folder, models_dir, write_atomic
+from pfcore.sweep import processes
 from pfcore.sweep.jobs import DONE, FAILED, SKIPPED, Job, plan_jobs, run_job, shard_folder
-from pfcore.sweep.merge import Merged, already_merged, merge_shard, remember
+from pfcore.sweep.merge import Merged, merge_shard, merged_before, remember
 from pfcore.sweep.plan import SweepPlan
 from pfcore.sweep.progress import Board, JobReport, SweepProgress, SweepSummary
 
@@ -37,7 +40,8 @@ def run_sweep(plan: SweepPlan, out: Path | None = None, address: str | None = No
     folder = make_folder(Path(out) if out else cache_subdir("sweeps") / plan.name, "the sweep's folder (--out)")
     folder = folder.resolve()
     jobs = plan_jobs(plan)
-    skipped = already_merged(jobs)
+    before = merged_before(jobs)
+    skipped, again = {j for j, why in before.items() if not why}, {j: why for j, why in before.items() if why}
     progress = SweepProgress({j.id: j.label for j in jobs}, dict.fromkeys(skipped, SKIPPED))
     reports = [JobReport(j.id, j.label, SKIPPED, "its results are in the results table") for j in jobs
                if j.id in skipped]
@@ -49,17 +53,19 @@ def run_sweep(plan: SweepPlan, out: Path | None = None, address: str | None = No
         _convert_once(todo)
         with ray_session(address):
             reports += _run_on_ray(todo, plan.retries, folder, progress, on_update, merged)
+    reports = [replace(r, reason=again[r.job]) if r.job in again and r.status == DONE else r for r in reports]
     order = {j.id: i for i, j in enumerate(jobs)}
     summary = SweepSummary(str(plan.path), str(folder), sorted(reports, key=lambda r: order[r.job]),
                            time.monotonic() - started, sum(m.scores for m in merged), sum(m.rows for m in merged))
-    (folder / SUMMARY).write_text(json.dumps(summary.to_json(), indent=1))
+    write_atomic(folder / SUMMARY, json.dumps(summary.to_json(), indent=1), "the sweep's summary")
     return summary
 
 
 @contextmanager
 def ray_session(address: str | None) -> Iterator[None]:
     """Ray for a sweep: the instance this process has already, the cluster at `address` ('auto' or
-    HOST:PORT), or else a local instance sized to the machine, started and stopped here."""
+    HOST:PORT), or else a local instance sized to the machine, started and stopped here. SIGTERM
+    interrupts as Ctrl-C does; a local instance leaves no process behind (`processes`)."""
     import ray
 
     if address and address != "auto":
@@ -68,17 +74,24 @@ def ray_session(address: str | None) -> Iterator[None]:
         yield
         return
     where = f"join the Ray cluster at {address}" if address else "start a local Ray instance"
+    before = processes.child_pids()
     try:
         if address:
             ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
         else:
             ray.init(include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
     except (ConnectionError, RuntimeError, ValueError) as exc:
-        raise InputError(f"cannot {where}: {(str(exc).splitlines() or [type(exc).__name__])[0]}") from exc
+        processes.end(processes.family(processes.ray_children(before)))
+        raise InputError(f"cannot {where}: {first_line(exc)}") from exc
+    started = processes.ray_children(before)  # none when joining a cluster
     try:
-        yield
+        with processes.terminate_as_interrupt():
+            yield
     finally:
-        ray.shutdown()
+        with processes.signals_held():
+            left = processes.family(started)
+            ray.shutdown()
+            processes.end(left)
 
 
 def _check_answers(address: str, timeout: float = 5.0) -> None:

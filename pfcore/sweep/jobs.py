@@ -7,28 +7,30 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pfcore.errors import PfcoreError
+from pfcore.errors import InputError, PfcoreError
+from pfcore.models.identity import weights_identity
 from pfcore.models.loading import clear_loaded
-from pfcore.paths import make_folder
+from pfcore.paths import file_slug, make_folder, write_atomic
 from pfcore.scoring.requests import Progress
+from pfcore.store.manifest import read_manifest
+from pfcore.store.published import DISABLE_VAR
 from pfcore.suites.base import RunConfig
+from pfcore.suites.checkpoints import Checkpoint
 from pfcore.suites.runner import ResultsLabel, run_suite
-from pfcore.suites.trajectory import Checkpoint
+from pfcore.suites.settings import run_settings, weights_change
 from pfcore.sweep.plan import Resources, SweepPlan
 
 SHARD_LEDGER = "job.json"  # in a shard: the suites it finished and their run records
 PID_FILE = "worker.pid"  # in a shard: the process running (or last running) the job
 REPORT_S = 0.5  # seconds between two progress reports of a job
 DONE, SKIPPED, FAILED = "done", "skipped", "failed"
-UNRECORDED = ("password", "out", "chunk", "use_cache")  # settings that do not change the numbers
 
 
 @dataclass(frozen=True)
@@ -64,13 +66,13 @@ def plan_jobs(plan: SweepPlan) -> list[Job]:
 
 
 def job_id(name: str, point: Checkpoint, configs: tuple[RunConfig, ...]) -> str:
-    """A stable id of (model, revision, suites, settings): readable, then a digest, so that a rerun
-    of the plan finds the job's shard and its place in the merge ledger."""
-    settings = [{k: v for k, v in asdict(c).items() if k not in UNRECORDED} for c in configs]
-    key = json.dumps({"name": name, "revision": point.label, "step": point.step,
-                      "model": point.spec.as_dict(), "suites": settings}, sort_keys=True, default=str)
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", f"{Path(name).name}-{point.label}").strip("-.")[-48:]
-    return f"{slug}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+    """A stable id of (model, revision, suites, the settings that change their numbers): readable,
+    then a digest, so that a rerun of the plan finds the job's shard and its place in the merge
+    ledger, and a plan with other settings runs again."""
+    settings = [run_settings(point.spec, c) for c in configs]
+    key = json.dumps({"name": name, "revision": point.label, "step": point.step, "suites": settings},
+                     sort_keys=True, default=str)
+    return f"{file_slug(f'{Path(name).name}-{point.label}')}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
 
 
 def shard_folder(out: Path, job: Job) -> Path:
@@ -95,8 +97,9 @@ def run_job(job: Job, shard: str, models: str, board: Any = None) -> JobOutcome:
     started = time.monotonic()
     torch.set_num_threads(job.resources.threads)
     folder = make_folder(Path(shard), "the job's shard folder")
-    with _environment(PFCORE_CACHE=str(folder), PFCORE_MODELS=models):
-        (folder / PID_FILE).write_text(str(os.getpid()))
+    # a shard's results table holds its own runs only (the main cache has the bundled rows)
+    with _environment(PFCORE_CACHE=str(folder), PFCORE_MODELS=models, **{DISABLE_VAR: "0"}):
+        write_atomic(folder / PID_FILE, str(os.getpid()), "the job's pid file")
         try:
             _run_suites(job, folder, board)
         except PfcoreError as exc:
@@ -107,19 +110,29 @@ def run_job(job: Job, shard: str, models: str, board: Any = None) -> JobOutcome:
 
 
 def _run_suites(job: Job, folder: Path, board: Any) -> None:
-    """Every suite the shard has not finished, as `run_trajectory` runs one (the model loads once,
-    on the first suite that needs it), each added to the shard's ledger as soon as it is done."""
+    """Every suite the shard has not finished on the weights the job loads now, as `run_trajectory`
+    runs one (the model loads once, on the first suite that needs it), each added to the shard's
+    ledger as soon as it is done."""
     done = finished_suites(folder)
     label = ResultsLabel(job.name, job.point.label, job.point.step)
+    weights = weights_identity(job.point.spec) if done else ""
     for number, config in enumerate(job.configs, start=1):
-        if config.suite in done:
+        if config.suite in done and _scored_on(folder / "runs" / done[config.suite], weights):
             continue
         progress = _reporter(board, job.id, f"{config.suite} ({number}/{len(job.configs)})")
         record = run_suite(job.point.spec, config, progress, label)
         done[config.suite] = record.path.name
-        tmp = folder / f"{SHARD_LEDGER}.tmp"
-        tmp.write_text(json.dumps({"job": job.id, "label": job.label, "suites": done}, indent=1))
-        tmp.replace(folder / SHARD_LEDGER)
+        write_atomic(folder / SHARD_LEDGER, json.dumps({"job": job.id, "label": job.label, "suites": done}, indent=1),
+                     "the shard's ledger")
+
+
+def _scored_on(record: Path, weights: str) -> bool:
+    """Whether a finished suite's run record was scored on these weights (a record that cannot be
+    read was not: the suite runs again)."""
+    try:
+        return not weights_change(read_manifest(record / "manifest.json").model.weights_sha256, weights)
+    except InputError:
+        return False
 
 
 def _reporter(board: Any, job: str, suite: str) -> Progress | None:

@@ -12,19 +12,18 @@ from pathlib import Path
 from typing import Any, cast
 
 from pfcore.errors import InputError
-from pfcore.items.lexicon import YamlChecker
 from pfcore.items.safe_yaml import compose
 from pfcore.items.schema import CONSTRUCTIONS
+from pfcore.items.yaml_check import Where, YamlChecker
 from pfcore.models.spec import DEFAULT_MODEL, DTYPES, Kind, ModelSpec
-from pfcore.paths import cache_subdir, read_bounded
+from pfcore.paths import READ_CAPS, ReadKind, cache_subdir, read_bounded, too_large, write_atomic
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import Reduction
 from pfcore.store.cache import CHUNK
 from pfcore.suites.base import RunConfig
+from pfcore.suites.checkpoints import Checkpoint, checkpoints
 from pfcore.suites.registry import SUITES, get_suite
-from pfcore.suites.trajectory import Checkpoint, checkpoints
 
-MAX_PLAN_BYTES = 1 << 20  # a plan of the paper's whole study is about 2 kB
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 PLAN_KEYS = {"name", "suites", "models", "resources", "retries"}
 MODEL_KEYS = {"model", "checkpoint-dir", "name", "kind", "dtype", "revisions", "trust-remote-code",
@@ -33,8 +32,6 @@ SUITE_KEYS = {"constructions", "items", "limit-blocks", "scoring", "reduction", 
 RESOURCE_KEYS = {"cpus", "gpus"}
 KINDS = ("causal", "masked")
 RETRIES = 3  # times Ray reruns a job whose worker process died
-
-Where = tuple[str | int, ...]
 
 
 @dataclass(frozen=True)
@@ -71,7 +68,7 @@ class SweepPlan:
 
 
 class _PlanChecker(YamlChecker):
-    """The lexicon's YAML checker (lines, duplicate and non-text keys, bad scalars) with the plan's
+    """The YAML checker (lines, duplicate and non-text keys, bad scalars) with the plan's
     value types added, and each model's problems naming the model."""
 
     def __init__(self, path: Path) -> None:
@@ -133,15 +130,14 @@ def load_plan(path: str | Path) -> SweepPlan:
 def save_uploaded_plan(file_name: str, data: bytes) -> Path:
     """Keep a plan uploaded in the app under the cache (cache/sweeps/uploads/) and return its path."""
     safe = "".join(c if c.isalnum() or c in "-._" else "_" for c in Path(file_name).name) or "plan.yaml"
-    path = cache_subdir("sweeps") / "uploads" / safe
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
-    return path
+    if len(data) > READ_CAPS[ReadKind.PLAN]:
+        raise too_large(Path(safe), ReadKind.PLAN)
+    return write_atomic(cache_subdir("sweeps") / "uploads" / safe, data, "the uploaded plan")
 
 
 def _plan_text(path: Path) -> str:
     """The plan file as text; InputError when unreadable, too large or not UTF-8."""
-    raw = read_bounded(path, MAX_PLAN_BYTES, "sweep plan")
+    raw = read_bounded(path, ReadKind.PLAN)
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -35,6 +35,9 @@ PAGES = (
              "accuracy over training checkpoints: when form and meaning are learned."),
     PageInfo("pages/6_Stimuli.py", "Stimuli", ":material/table_view:",
              "your own sentences or SyntaxGym suites, scored per word and per region."),
+    PageInfo("pages/7_Lesson.py", "Lesson", ":material/school:",
+             "a guided lesson a class can follow live: eight steps from what a model expects next to what the "
+             "paper found, with a presenter view, a handout and a glossary."),
 )
 
 

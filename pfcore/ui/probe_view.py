@@ -10,20 +10,22 @@ import pandas as pd
 import streamlit as st
 
 from pfcore.analysis.base_rates import base_rates
+from pfcore.errors import PfcoreError
 from pfcore.models import ModelSpec
 from pfcore.plots.tokens import rises_figure, token_bars_figure
 from pfcore.plots.words import checkpoint_figure, word_curves_figure
 from pfcore.probe import FRAME_EXAMPLE, Probe, analyze_sentence, probe_sentence, score_manipulations, score_probe
-from pfcore.probe.checkpoints import CheckpointProbe, checkpoint_series, probe_checkpoint
-from pfcore.probe.verdict import AGAINST, CAVEAT, CONSISTENT, ProbeVerdict, anecdote_note
+from pfcore.probe.checkpoints import CheckpointProbe, checkpoint_series, distinct_weights, probe_checkpoint
+from pfcore.probe.verdict import AGAINST, CAVEAT, CONSISTENT, SINGLE, ProbeVerdict, anecdote_note, unit_key
 from pfcore.probe.view import followup_tokens, rises_in_bits, sentence_tokens, with_base_rates
 from pfcore.probe.words import FIRST_WORD_NOTE, score_sentences, sentence_token_table, word_table
 from pfcore.scoring.requests import Reduction
+from pfcore.scoring.tables import stacked
 from pfcore.store.cache import ScoreCache
 from pfcore.store.results import load_results
-from pfcore.suites.blocks import stacked
-from pfcore.suites.trajectory import Checkpoint, checkpoints, series_name
+from pfcore.suites.checkpoints import Checkpoint, checkpoints, series_name
 from pfcore.ui.downloads import chart, download_csv, download_json
+from pfcore.ui.errors import message_for
 from pfcore.ui.model import Models, lazy_scorer
 
 BANNER = {CONSISTENT: st.success, AGAINST: st.warning}
@@ -75,8 +77,12 @@ def checkpoints_section(probe: Probe, pairs: Sequence[tuple[str, str]], reductio
         folder = c1.text_input("Checkpoint folder", key="probe_ckpt_dir", persist_state="session")
         revisions = c2.text_input("...or revisions of the sidebar model", key="probe_ckpt_revisions",
                                   persist_state="session", placeholder="step1000,step8000,step143000 or pythia-log")
-        points = checkpoints(spec, revisions.strip() or None, folder.strip() or None) \
-            if folder.strip() or revisions.strip() else []
+        try:
+            points = checkpoints(spec, revisions.strip() or None, folder.strip() or None) \
+                if folder.strip() or revisions.strip() else []
+        except PfcoreError as exc:  # revisions of a model that has none, a folder without checkpoints...
+            st.error(message_for(exc))
+            return None
         if not points:
             st.caption("Give a folder or revisions to score this sentence at each checkpoint.")
             return None
@@ -84,26 +90,33 @@ def checkpoints_section(probe: Probe, pairs: Sequence[tuple[str, str]], reductio
         if st.session_state.get("probe_ckpt_key") != key:
             st.session_state.pop("probe_ckpt_table", None)
         if st.button(f"Score {len(points)} checkpoints", key="probe_ckpt_go"):
-            st.session_state["probe_ckpt_table"] = _score_checkpoints(probe, pairs, reduction, points, spec,
-                                                                      folder.strip() or None)
+            st.session_state["probe_ckpt_table"], st.session_state["probe_ckpt_repeats"] = _score_checkpoints(
+                probe, pairs, reduction, points, spec, folder.strip() or None)
             st.session_state["probe_ckpt_key"] = key
         table = st.session_state.get("probe_ckpt_table")
         if table is None:
             return None
-        return _show_checkpoints(table, points, probe, reduction)
+        for warning in st.session_state.get("probe_ckpt_repeats", []):
+            st.warning(warning)
+        return _show_checkpoints(table, [p for p in points if p.label in set(table["checkpoint"])], probe,
+                                 reduction)
 
 
 def _score_checkpoints(probe: Probe, pairs: Sequence[tuple[str, str]], reduction: Reduction,
-                       points: Sequence[Checkpoint], spec: ModelSpec, folder: str | None) -> pd.DataFrame:
-    """Score the checkpoints one at a time (each from the score cache when it was scored before)."""
+                       points: Sequence[Checkpoint], spec: ModelSpec,
+                       folder: str | None) -> tuple[pd.DataFrame, list[str]]:
+    """Score the checkpoints one at a time (each from the score cache when it was scored before);
+    the series of those with distinct weights, and a warning for each one left out."""
     bar = st.progress(0.0, text="starting")
     probes: list[CheckpointProbe] = []
     with closing(ScoreCache()) as cache:
         for number, point in enumerate(points, start=1):
             bar.progress((number - 1) / len(points), text=f"checkpoint {number} of {len(points)}: {point.label}")
             probes.append(probe_checkpoint(lazy_scorer(point.spec), point, probe, pairs, cache, reduction))
-    bar.progress(1.0, text=f"{len(points)} checkpoints scored")
-    return checkpoint_series(probes, load_results(), series_name(spec, folder), str(probe.construction))
+    kept, repeats = distinct_weights(probes)
+    bar.progress(1.0, text=f"{len(points)} checkpoints scored" + (f", {len(kept)} with distinct weights" if repeats
+                                                                  else ""))
+    return checkpoint_series(kept, load_results(), series_name(spec, folder), str(probe.construction)), repeats
 
 
 def _show_checkpoints(table: pd.DataFrame, points: Sequence[Checkpoint], probe: Probe,
@@ -136,6 +149,7 @@ def verdicts_section(probe: Probe, pairs: Sequence[tuple[str, str]], reduction: 
     tables = {}
     for spec, (label, result) in zip(models.specs, verdicts.items()):
         BANNER.get(result.verdict, st.info)(
+            f"**{label}: {result.reading()}**" if result.verdict == SINGLE else
             f"**{label}: {result.verdict}**: with '{probe.connective}' the model moves toward the entailed "
             f"follow-up more than with 'or' in {result.n_correct} of {len(result.decisions)} decisions.")
         tables[label] = with_base_rates(result.table(), base_rates(results, spec.name, str(probe.construction)))
@@ -143,10 +157,11 @@ def verdicts_section(probe: Probe, pairs: Sequence[tuple[str, str]], reduction: 
     st.caption(anecdote_note(first) if first.anecdote else CAVEAT)
     decisions = stacked(tables)
     st.dataframe(decisions, hide_index=True, column_config={
-        "shift_construction": st.column_config.NumberColumn(f"shift with '{probe.connective}' ({first.unit})",
-                                                            format="%+.3f"),
-        "shift_control": st.column_config.NumberColumn(f"shift with 'or' ({first.unit})", format="%+.3f"),
-        "effect": st.column_config.NumberColumn(f"effect ({first.unit})", format="%+.3f"),
+        unit_key("shift_construction", first.unit): st.column_config.NumberColumn(
+            f"shift with '{probe.connective}' ({first.unit})", format="%+.3f"),
+        unit_key("shift_control", first.unit): st.column_config.NumberColumn(f"shift with 'or' ({first.unit})",
+                                                                             format="%+.3f"),
+        unit_key("effect", first.unit): st.column_config.NumberColumn(f"effect ({first.unit})", format="%+.3f"),
         "suite_accuracy": st.column_config.NumberColumn("suite accuracy (this model, this condition)",
                                                         format="%.3f")})
     methods = "; ".join(f"{label}: {s.method.label}" for label, s in models.scorers.items())

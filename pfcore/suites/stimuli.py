@@ -16,6 +16,7 @@ import pandas as pd
 from pfcore.errors import InputError
 from pfcore.items.syntaxgym import GymSuite, read_stimuli
 from pfcore.models.spec import ModelSpec
+from pfcore.paths import READ_CAPS, ReadKind, too_large, write_atomic
 from pfcore.scoring.align import Span, aggregate, owners
 from pfcore.scoring.requests import Progress, Request, RequestError, RequestScorer
 from pfcore.scoring.words import ScoredText, ScoreFn, Word, plain_score, score_texts
@@ -85,16 +86,19 @@ def _from_suite(label: str, suite: GymSuite) -> Stimuli:
         Text(c.sentence, {"item_number": item.number, "condition_name": c.name},
              tuple(({"region_number": r.number, "region_name": suite.region_names[r.number],
                      "content": r.content}, r.span) for r in c.regions),
-             f"suite {suite.name!r}, item {item.number}, condition {c.name!r}")
-        for item in suite.items for c in item.conditions)
+             f"{label}, item {item.number}, condition {place}")
+        for item in suite.items for place, c in enumerate(item.conditions, start=1))
     return Stimuli(label, texts, suite)
 
 
 def stimuli_from_upload(name: str, data: bytes) -> Stimuli:
-    """Stimuli from an uploaded file's name and bytes (read as a file of that name would be)."""
+    """Stimuli from an uploaded file's name and bytes (read as a file of that name would be, and
+    refused unwritten when larger than that kind of file may be)."""
+    kind = ReadKind.SUITE if Path(name).suffix.lower() == ".json" else ReadKind.STIMULI
+    if len(data) > READ_CAPS[kind]:
+        raise too_large(Path(Path(name).name), kind)
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / Path(name).name
-        path.write_bytes(data)
+        path = write_atomic(Path(folder) / Path(name).name, data, "the uploaded file")
         try:
             stimuli = read_stimuli_file(path)
         except InputError as exc:

@@ -1,0 +1,124 @@
+"""What a causal model expects next: its most likely next tokens after a prefix, taken from the full
+distribution over its vocabulary (one forward pass, softmax over every token), with probabilities,
+and shown as words a class can read (no tokenizer marks such as "Ġ" or "▁")."""
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+import pandas as pd
+
+from pfcore.errors import InputError
+from pfcore.scoring.methods import ScoringMethod
+from pfcore.scoring.requests import MAX_TEXT_CHARS, check_text
+
+TOP_K = 10
+MAX_K = 100
+CONTINUES = "…"  # marks a token that continues the word before it ("…ing")
+
+
+@dataclass(frozen=True)
+class NextToken:
+    """One candidate next token: its id, its text as decoded (spaces kept), how a class reads it,
+    its probability, and whether it begins a new word (else it continues the last one)."""
+
+    token_id: int
+    text: str
+    word: str
+    probability: float
+    begins_word: bool
+
+
+@dataclass(frozen=True)
+class NextTokens:
+    """The most likely next tokens after a prefix, best first, and the size of the vocabulary the
+    probabilities were taken over."""
+
+    prefix: str
+    tokens: tuple[NextToken, ...]
+    vocabulary: int
+
+    @property
+    def covered(self) -> float:
+        """The probability the listed tokens share (at most 1)."""
+        return float(sum(t.probability for t in self.tokens))
+
+    def table(self) -> pd.DataFrame:
+        """One row per token: rank, word, the token as decoded, probability (0-1 and percent)."""
+        return pd.DataFrame({"rank": range(1, len(self.tokens) + 1), "word": [t.word for t in self.tokens],
+                             "token": [t.text for t in self.tokens],
+                             "probability": [t.probability for t in self.tokens],
+                             "probability_percent": [100 * t.probability for t in self.tokens],
+                             "begins_word": [t.begins_word for t in self.tokens]})
+
+
+@runtime_checkable
+class NextTokenScorer(Protocol):
+    """A scorer that can say what comes next (causal models; the fake scorer for app tests)."""
+
+    def next_tokens(self, prefix: str, *, k: int = TOP_K) -> NextTokens:
+        """The k most likely next tokens after `prefix`."""
+        ...
+
+
+def readable(text: str, *, begins_word: bool, special: bool, end_of_text: bool) -> str:
+    """How a class reads a token: the word without its space, "…ing" for a piece that continues
+    the word before it, "(end of text)" for the end-of-text token, "(new line)", "(space)"."""
+    if end_of_text:
+        return "(end of text)"
+    if special:
+        return f"({text.strip()})"
+    shown = text.strip()
+    if not shown:
+        return "(new line)" if "\n" in text else "(space)"
+    if not begins_word and shown[0].isalnum():
+        return CONTINUES + shown
+    return shown
+
+
+def top_tokens(prefix: str, logprobs: np.ndarray, *, k: int, decode: Callable[[int], str], begins: np.ndarray,
+               special: Collection[int] = (), end_of_text: int | None = None) -> NextTokens:
+    """The k most probable tokens of a full distribution (natural-log probabilities, one per token
+    id), best first, as a class reads them."""
+    chosen = [int(i) for i in np.argsort(-logprobs, kind="stable")[:k]]
+    return NextTokens(prefix, tuple(_token(i, decode(i), float(np.exp(logprobs[i])), _begins(begins, i),
+                                           i in special, i == end_of_text) for i in chosen), len(logprobs))
+
+
+def _token(token_id: int, text: str, probability: float, begins_word: bool, special: bool,
+           end_of_text: bool) -> NextToken:
+    """One NextToken, with the word a class reads."""
+    word = readable(text, begins_word=begins_word, special=special, end_of_text=end_of_text)
+    return NextToken(token_id, text, word, probability, begins_word)
+
+
+def _begins(begins: np.ndarray, token_id: int) -> bool:
+    """Whether a token begins a word (ids beyond the tokenizer's, padding rows of the output layer,
+    do not)."""
+    return bool(begins[token_id]) if token_id < len(begins) else False
+
+
+def check_prefix(prefix: str, k: int) -> str:
+    """The prefix with its spaces made single; InputError for an empty or oversized prefix or k."""
+    check_text(prefix)
+    text = " ".join(prefix.split())
+    if not text:
+        raise InputError("type the start of a sentence: the model says what it expects after it")
+    if len(text) > MAX_TEXT_CHARS:
+        raise InputError(f"the prefix is {len(text):,} characters long; the limit is {MAX_TEXT_CHARS:,}")
+    if not 1 <= k <= MAX_K:
+        raise InputError(f"ask for between 1 and {MAX_K} next tokens (got {k})")
+    return text
+
+
+def most_likely_next(scorer: object, prefix: str, *, k: int = TOP_K) -> NextTokens:
+    """The scorer's k most likely next tokens after the prefix; a masked model has none (it fills
+    blanks in whole sentences), which is said in one line."""
+    text = check_prefix(prefix, k)
+    method = getattr(scorer, "method", None)
+    if method is not ScoringMethod.CAUSAL or not isinstance(scorer, NextTokenScorer):
+        raise InputError("the next word does not apply to a masked model: it fills a blank in a whole "
+                         "sentence instead of reading left to right; choose a causal model in the sidebar")
+    return scorer.next_tokens(text, k=k)

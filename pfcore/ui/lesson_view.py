@@ -1,0 +1,197 @@
+"""The Lesson page's streamlit side: the step indicator with Back and Next, the class's sentences, one
+step drawn (in the presenter view with large type, projector charts and the sidebar collapsed), the
+glossary, the link that reopens a step, and the handout download. pfcore.lesson computes the steps."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from contextlib import closing
+
+import pandas as pd
+import streamlit as st
+
+from pfcore.lesson import GLOSSARY, GLOSSARY_STEP, LESSON, LessonContext, Step, StepResult, glossary_link, run_lesson
+from pfcore.lesson.glossary import TERMS
+from pfcore.lesson.handout import handout_html
+from pfcore.lesson.steps import TABLE_NAMES
+from pfcore.plots.lesson import projector
+from pfcore.probe import MAX_CHARS
+from pfcore.store.cache import ScoreCache
+from pfcore.ui.downloads import chart
+from pfcore.ui.links import Param, Query, apply, choice_of, current
+from pfcore.ui.model import ModelChoice, lazy_scorer
+
+SCREENS = [str(s.number) for s in LESSON] + [GLOSSARY_STEP]
+STEP_KEY, PRESENTER_KEY, TERM_KEY = "lesson_step", "lesson_presenter", "lesson_term"
+FIELD_NAMES = tuple(dict.fromkeys(f.name for s in LESSON for f in s.fields))
+PRESENTER_CSS = """<style>
+[data-testid="stMainBlockContainer"] {max-width: 100%; padding-left: 3rem; padding-right: 3rem;}
+[data-testid="stMainBlockContainer"] p, [data-testid="stMainBlockContainer"] li,
+[data-testid="stMainBlockContainer"] label, [data-testid="stMainBlockContainer"] input {font-size: 1.55rem !important;}
+[data-testid="stMainBlockContainer"] h1 {font-size: 3rem;}
+[data-testid="stMainBlockContainer"] h2 {font-size: 2.5rem;}
+[data-testid="stMainBlockContainer"] h3 {font-size: 2rem;}
+</style>"""
+
+
+def _flag(text: str) -> bool:
+    """A link's on/off value: 1 or 0."""
+    if text not in ("1", "0"):
+        raise ValueError("use 1 (on) or 0 (off)")
+    return text == "1"
+
+
+PARAMS = (Param("step", STEP_KEY, choice_of(SCREENS)),
+          Param("presenter", PRESENTER_KEY, _flag, write=lambda on: "1" if on else "0"),
+          Param("term", TERM_KEY, choice_of(list(TERMS))))
+
+
+def field_key(step: Step, name: str) -> str:
+    """The session key of one of a step's sentences."""
+    return f"lesson_{step.key}_{name}"
+
+
+def _field_params(step: Step) -> tuple[Param, ...]:
+    """A step's sentences as link parameters."""
+    return tuple(Param(f.name, field_key(step, f.name)) for f in step.fields)
+
+
+def open_link(opened: Query | None) -> list[str]:
+    """Put a link's step, presenter view, glossary entry and the step's sentences into the widgets;
+    a note for each parameter that is not the page's."""
+    if opened is None:
+        return []
+    notes = apply(PARAMS, opened, also_known=(*FIELD_NAMES, "models"))
+    screen = st.session_state.get(STEP_KEY, SCREENS[0])
+    if screen != GLOSSARY_STEP:
+        apply(_field_params(LESSON[int(screen) - 1]), opened)  # its unknown names were noted above
+    return notes
+
+
+def link_query(screen: str) -> Query:
+    """The view as a link: the step (or the glossary entry), the presenter view when on, the step's sentences."""
+    query = current(PARAMS[:2] + ((PARAMS[2],) if screen == GLOSSARY_STEP else ()))
+    if not st.session_state.get(PRESENTER_KEY):
+        query.pop("presenter", None)
+    return query | (current(_field_params(LESSON[int(screen) - 1])) if screen != GLOSSARY_STEP else {})
+
+
+def presenter_on() -> bool:
+    """Whether the presenter view is on (read before the page is drawn)."""
+    return bool(st.session_state.get(PRESENTER_KEY, False))
+
+
+def presenter_mode(on: bool) -> None:
+    """For a projector: the sidebar collapsed and large type; or the usual page."""
+    st.set_page_config(initial_sidebar_state="collapsed" if on else "auto")
+    if on:
+        st.html(PRESENTER_CSS)
+
+
+def _label(screen: str) -> str:
+    """A screen in the step indicator."""
+    return "Glossary" if screen == GLOSSARY_STEP else screen
+
+
+def _move(delta: int) -> None:
+    """Back (-1) or Next (+1): the step indicator moves before the page is drawn again."""
+    index = SCREENS.index(st.session_state.get(STEP_KEY, SCREENS[0]))
+    st.session_state[STEP_KEY] = SCREENS[min(max(index + delta, 0), len(SCREENS) - 1)]
+
+
+def navigation() -> str:
+    """The step indicator (a link per step), Back and Next, and the presenter toggle; the screen shown."""
+    st.session_state.setdefault(STEP_KEY, SCREENS[0])
+    screen = st.segmented_control("Step", SCREENS, format_func=_label, required=True, key=STEP_KEY,
+                                  persist_state="session") or SCREENS[0]
+    index = SCREENS.index(screen)
+    back, forward, toggle = st.columns([1, 1, 3])
+    back.button("Back", key="lesson_back", on_click=_move, args=(-1,), disabled=index == 0,
+                icon=":material/arrow_back:", width="stretch")
+    forward.button("Next", key="lesson_next", on_click=_move, args=(1,), disabled=index == len(SCREENS) - 1,
+                   icon=":material/arrow_forward:", type="primary", width="stretch")
+    toggle.toggle("Presenter view", key=PRESENTER_KEY, persist_state="session",
+                  help="for a projector: large type, wide charts, the sidebar folded away")
+    if screen != GLOSSARY_STEP:
+        st.caption(f"Step {screen} of {len(LESSON)}")
+    return screen
+
+
+def sentences(step: Step) -> dict[str, str]:
+    """The step's title and explanation, and the sentences the class can edit."""
+    st.header(f"{step.number}. {step.title}", anchor=step.key)
+    st.markdown(step.explanation)
+    values = {}
+    for f in step.fields:
+        key = field_key(step, f.name)
+        st.session_state.setdefault(key, f.default)
+        values[f.name] = st.text_input(f.label, key=key, max_chars=MAX_CHARS, persist_state="session") or ""
+    return values
+
+
+def lesson_context(choice: ModelChoice, results: pd.DataFrame) -> LessonContext:
+    """The sidebar model as the lesson computes with it (scores through the app's cached loader)."""
+    return LessonContext(lazy_scorer(choice.spec), choice.spec.label, model=choice.spec.name,
+                         parameters=choice.parameters, results=results)
+
+
+def render_step(result: StepResult, *, presenter: bool) -> None:
+    """One computed step: its charts, what to notice, the aside, the numbers and the question."""
+    step = result.step
+    if result.problem:
+        st.error(result.problem)
+    for index, fig in enumerate(result.figures, start=1):
+        chart(projector(fig) if presenter else fig, f"lesson_step{step.number}_{index}.html",
+              key=f"lesson_chart_{step.number}_{index}")
+    if result.notice:
+        st.info(f"**What to notice:** {result.notice}", icon=":material/lightbulb:")
+    if result.aside:
+        st.warning(result.aside, icon=":material/info:")
+    if "reading" in result.numbers:
+        st.markdown(f"**[Open your sentence in the Probe]({result.numbers['reading'].iloc[0]['probe_link']})**")
+    if result.numbers:
+        with st.expander("The numbers", expanded=not presenter):
+            for name, table in result.numbers.items():
+                st.caption(TABLE_NAMES[name])
+                st.dataframe(table, hide_index=True)
+    st.markdown(f"#### Question for the class\n{step.question}")
+    _words_used(step)
+
+
+def _words_used(step: Step) -> None:
+    """The glossary entries the step uses, each with its link into the glossary."""
+    with st.expander("Words used here"):
+        for key in step.terms:
+            entry = TERMS[key]
+            st.markdown(f"**{entry.word}**: {entry.definition} ([glossary]({glossary_link(key)}))")
+
+
+def render_glossary() -> None:
+    """The glossary: every entry, the one a link named (or the class picks) first."""
+    st.header("Glossary", anchor="glossary")
+    picked = st.selectbox("Look up", list(TERMS), format_func=lambda key: TERMS[key].word, index=None,
+                          placeholder="a word the lesson uses", key=TERM_KEY)
+    if picked:
+        st.info(f"**{TERMS[picked].word}**: {TERMS[picked].definition}")
+    for entry in GLOSSARY:
+        st.subheader(entry.word, anchor=entry.key)
+        st.markdown(entry.definition)
+
+
+def class_sentences() -> dict[int, dict[str, str]]:
+    """Every step's sentences as the class has them now (defaults where untouched)."""
+    return {s.number: {f.name: str(st.session_state.get(field_key(s, f.name), f.default)) for f in s.fields}
+            for s in LESSON}
+
+
+def handout_button(context: LessonContext, given: Mapping[int, Mapping[str, str]]) -> None:
+    """The handout download: every step computed with the class's sentences, as one HTML file."""
+    st.download_button("Download the handout (HTML)", lambda: _handout(context, given),
+                       file_name="paired-focus-lesson.html", mime="text/html", on_click="ignore",
+                       key="lesson_handout", icon=":material/download:",
+                       help="the whole lesson with your sentences, numbers and charts, to open offline")
+
+
+def _handout(context: LessonContext, given: Mapping[int, Mapping[str, str]]) -> str:
+    """The handout's HTML (computed when it is downloaded; scores come from the cache)."""
+    with closing(ScoreCache()) as cache:
+        return handout_html(run_lesson(context.with_cache(cache), given), model=context.label)

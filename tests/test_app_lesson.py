@@ -1,0 +1,123 @@
+"""AppTests of the Lesson page: every step walked with Next and Back on the fake scorer (and on the
+default model: slow), the class's sentence edited, a link reopening a step in the presenter view, the
+glossary, a masked model on step 1, and the handout button."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from pfcore.lesson import LESSON
+from pfcore.lesson.glossary import TERMS
+from pfcore.plots.lesson import PROJECTOR_FONT
+from pfcore.scoring.fake import ENABLE_VAR, FAKE_MODEL
+from pfcore.ui.lesson_view import PRESENTER_CSS, STEP_KEY, field_key
+from tests.app_helpers import ROOT, no_errors, page, texts
+
+PAGE = "pages/7_Lesson.py"
+
+
+@pytest.fixture
+def fake_model(monkeypatch: pytest.MonkeyPatch) -> str:
+    """The deterministic stand-in scorer."""
+    monkeypatch.setenv(ENABLE_VAR, "1")
+    return FAKE_MODEL
+
+
+def notices(at: AppTest) -> list[str]:
+    """The "what to notice" lines on the page."""
+    return [t for t in texts(at.info) if t.startswith("**What to notice:**")]
+
+
+def check_step(at: AppTest, number: int) -> None:
+    """The page shows this step, computed: its title, a chart, the line of what to notice, the question."""
+    no_errors(at)
+    step = LESSON[number - 1]
+    assert [h.value for h in at.header] == [f"{number}. {step.title}"]
+    assert at.session_state[STEP_KEY] == str(number) and f"Step {number} of 8" in texts(at.caption)
+    assert at.get("plotly_chart") and len(notices(at)) == 1
+    assert any(step.question in m for m in texts(at.markdown))
+
+
+def walk(at: AppTest) -> None:
+    """Every step with Next, then back to the first with Back."""
+    check_step(at, 1)
+    for number in range(2, 9):
+        at.button(key="lesson_next").click().run()
+        check_step(at, number)
+    at.button(key="lesson_next").click().run()
+    assert [h.value for h in at.header] == ["Glossary"]
+    for number in range(8, 0, -1):
+        at.button(key="lesson_back").click().run()
+        check_step(at, number)
+    assert at.button(key="lesson_back").disabled
+
+
+def test_every_step_with_next_and_back(fake_model: str, cache_dir: Path) -> None:
+    at = page(PAGE, fake_model).run()
+    assert not at.get("html")  # the usual type outside the presenter view
+    walk(at)
+    assert "Download the handout (HTML)" in [b.proto.label for b in at.get("download_button")]
+
+
+def test_the_class_edits_the_sentence(fake_model: str, cache_dir: Path) -> None:
+    at = page(PAGE, fake_model)
+    at.session_state[STEP_KEY] = "3"
+    at.run()
+    before = notices(at)[0]
+    at.text_input(key=field_key(LESSON[2], "sentence")).input("We barely had time for lunch, let alone dinner.").run()
+    no_errors(at)
+    assert notices(at)[0] != before and "'dinner.' is" in notices(at)[0]
+    at.text_input(key=field_key(LESSON[2], "sentence")).input("The weather is nice today.").run()
+    assert not at.exception and any("No Paired-Focus construction found" in e for e in texts(at.error))
+
+
+def test_a_link_reopens_a_step_in_the_presenter_view(fake_model: str, cache_dir: Path) -> None:
+    at = page(PAGE, fake_model)
+    at.query_params["step"] = "5"
+    at.query_params["presenter"] = "1"
+    at.query_params["sentence"] = "We can't sing an ugly song, much less a beautiful one."
+    at.query_params["colour"] = "blue"
+    at.run()
+    check_step(at, 5)
+    assert at.toggle(key="lesson_presenter").value is True
+    assert [h.proto.body for h in at.get("html")] == [PRESENTER_CSS]  # large type
+    assert json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["font"]["size"] == PROJECTOR_FONT
+    assert "much less" in notices(at)[0]
+    assert any("colour (not a setting of this page)" in c for c in texts(at.caption))
+    assert at.query_params["step"] in ("5", ["5"]) and at.query_params["presenter"] in ("1", ["1"])
+
+
+def test_the_glossary_opens_at_a_word(fake_model: str, cache_dir: Path) -> None:
+    at = page(PAGE, fake_model)
+    at.query_params["step"] = "glossary"
+    at.query_params["term"] = "surprisal"
+    at.run()
+    no_errors(at)
+    assert texts(at.info) == [f"**surprisal**: {TERMS['surprisal'].definition}"]
+    assert {s.value for s in at.subheader} >= {t.word for t in TERMS.values()}
+
+
+def test_step_8_hands_the_sentence_to_the_probe(fake_model: str, cache_dir: Path) -> None:
+    at = page(PAGE, fake_model)
+    at.session_state[STEP_KEY] = "8"
+    at.run()
+    no_errors(at)
+    assert any("(/Probe?sentence=She+can%27t+afford+a+bike%2C+much+less+a+car.)" in m for m in texts(at.markdown))
+
+
+def test_a_masked_model_is_told_step_1_does_not_apply(tiny_bert: Path, cache_dir: Path) -> None:
+    at = page(PAGE, tiny_bert, kind="masked").run()
+    assert not at.exception
+    assert any("does not apply to a masked model" in e for e in texts(at.error))
+    at.button(key="lesson_next").click().run()
+    no_errors(at)  # the other steps work with a masked model (PLL scores)
+
+
+@pytest.mark.slow
+def test_every_step_with_the_default_model(default_model_cache: Path) -> None:
+    at = AppTest.from_file(str(ROOT / PAGE), default_timeout=600).run()
+    assert "smollm2-135m-instruct-q4_1" in texts(at.sidebar.success)[0]
+    walk(at)

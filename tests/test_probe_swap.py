@@ -1,0 +1,94 @@
+"""The sentence with its foci exchanged (issue 21): the other order a follow-up pair is scored on.
+Articles agree, the sentence-start capital stays, an anaphoric "one" keeps its noun, and where the
+foci cannot be exchanged the reason is given. On the paper's frame, exchanging the foci of every
+shipped context gives exactly the generator's context in the other order."""
+from __future__ import annotations
+
+from collections import defaultdict
+
+import pytest
+
+from pfcore.items import default_items
+from pfcore.probe import analyze_sentence
+from pfcore.probe.swap import swap_foci
+
+# (sentence, the sentence with its foci exchanged)
+SWAPS: list[tuple[str, str]] = [
+    ("We barely had time for lunch, let alone dinner.", "We barely had time for dinner, let alone lunch."),
+    ("She can't afford a bike, much less a car.", "She can't afford a car, much less a bike."),
+    ("I can't even boil water, never mind cook a meal.", "I can't even cook a meal, never mind boil water."),
+    ("You couldn't lift a tiny rock, let alone a huge one.", "You couldn't lift a huge rock, let alone a tiny one."),
+    ("He can't cook an egg, never mind a full dinner.", "He can't cook a full dinner, never mind an egg."),
+    ("He can't afford an old car, let alone a new one.", "He can't afford a new car, let alone an old one."),
+    ("He can't afford a car, let alone an expensive one.", "He can't afford an expensive car, let alone one."),
+    ("You couldn't see a big bird, let alone a unique one.", "You couldn't see a unique bird, let alone a big one."),
+    ("You couldn't see a bird, let alone an eagle.", "You couldn't see an eagle, let alone a bird."),
+    ("He doesn\u2019t like shrimp, LET ALONE squid.", "He doesn\u2019t like squid, LET ALONE shrimp."),
+    ("I can't walk let alone run.", "I can't run let alone walk."),
+    ("He never mentioned it, let alone apologized.", "He never apologized, let alone mentioned it."),
+    ("Breakfast, let alone lunch, was never served.", "Lunch, let alone breakfast, was never served."),
+    ("Paris, let alone London, was out of reach.", "London, let alone Paris, was out of reach."),
+    ("She barely speaks French, let alone Russian.", "She barely speaks Russian, let alone French."),
+    ("He ate much less than I did, but he can't cook an egg, let alone a meal.",
+     "He ate much less than I did, but he can't cook a meal, let alone an egg."),
+]
+# (sentence, what the reason says)
+NO_SWAP: list[tuple[str, str]] = [
+    ("The hotel was noisy, not to mention the cost.", "not the same kind of phrase"),
+    ("I don't know what he said, let alone what he meant.", "is a clause"),
+    ("He wouldn't buy it, let alone a new one.", "not the same kind of phrase"),
+    ("I don't want this, let alone the big one.", "has no determiner and noun"),
+    ("You couldn't lift a huge one, let alone a tiny rock.", "stands for a noun that is not in the sentence"),
+    ("I can't walk, let alone walk.", "the same words"),
+]
+
+
+@pytest.mark.parametrize("text, swapped", SWAPS, ids=[t for t, _ in SWAPS])
+def test_the_foci_are_exchanged_with_articles_and_capitals_kept_right(text: str, swapped: str) -> None:
+    probe = analyze_sentence(text)
+    swap = swap_foci(probe)
+    assert swap.probe is not None, swap.reason
+    assert swap.probe.text == swapped
+    assert swap.probe.text[slice(*swap.probe.span)] == probe.text[slice(*probe.span)]
+    assert swap.probe.control == swap.probe.sentence_with("or")
+    assert swap.probe.text[slice(*swap.probe.focus1_span)] == swap.probe.focus1
+    assert swap.probe.text[slice(*swap.probe.focus2_span)] == swap.probe.focus2
+
+
+@pytest.mark.parametrize("text, reason", NO_SWAP, ids=[t for t, _ in NO_SWAP])
+def test_foci_that_cannot_be_exchanged_say_why(text: str, reason: str) -> None:
+    swap = swap_foci(analyze_sentence(text))
+    assert swap.probe is None and reason in swap.reason
+
+
+def first_clause(sentence: str) -> list[str]:
+    """The words before the first comma."""
+    return sentence.split(",")[0].split()
+
+
+def check_generator_order(step: int) -> None:
+    """Every `step`-th block of each construction: exchanging the foci of its aligned context gives
+    its misaligned one and back, the "or" twins too, "a" and "an" included."""
+    checked = changed_article = 0
+    for construction in ("let_alone", "much_less", "not_to_mention", "never_mind"):
+        contexts: dict[str, dict[tuple[str, bool], str]] = defaultdict(dict)
+        for item in default_items("semantic", construction):
+            contexts[item.block_id][(item.context_order, item.is_construction)] = item.context
+        for block in list(contexts.values())[::step]:
+            for typed, other in (("aligned", "misaligned"), ("misaligned", "aligned")):
+                swap = swap_foci(analyze_sentence(block[(typed, True)]))
+                assert swap.probe is not None, swap.reason
+                assert (swap.probe.text, swap.probe.control) == (block[(other, True)], block[(other, False)])
+                checked += 1
+                typed_an, swapped_an = ("an" in first_clause(t) for t in (block[(typed, True)], swap.probe.text))
+                changed_article += typed_an != swapped_an
+    assert checked == 2 * 4 * len(range(0, 1665, step)) and changed_article > 0
+
+
+def test_on_the_papers_frame_the_swap_is_the_generators_other_order() -> None:
+    check_generator_order(step=40)
+
+
+@pytest.mark.slow
+def test_on_every_shipped_block_the_swap_is_the_generators_other_order() -> None:
+    check_generator_order(step=1)
