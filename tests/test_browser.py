@@ -3,29 +3,19 @@ on the default model. Screenshots go to test-artifacts/ (git-ignored)."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
 
+from benchmarks.live_app import CHROMIUM, CHROMIUM_ARGS, ROOT, LiveApp, fresh_cache, serve
 from pfcore.store.results import import_published
 from pfcore.ui.progress import UI_CHUNK
 
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = ROOT / "test-artifacts"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-START_TIMEOUT_S = 120
 WAIT_MS = 180_000
 PROBE_SENTENCE = "We can't sing an ugly song, much less a beautiful one."
 STOP_AFTER = 150  # requests done before the tour presses Stop
@@ -54,63 +44,6 @@ pytestmark = [
     pytest.mark.skipif(sync_playwright is None, reason="the playwright Python package is not installed"),
 ]
 
-
-@dataclass
-class App:
-    """A running `streamlit run app.py` and when it was started."""
-
-    url: str
-    process: subprocess.Popen
-    started: float
-    server_up_s: float  # process start to a healthy server
-    log: Path  # the server's output
-
-
-def _free_port() -> int:
-    """A TCP port nobody listens on now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_healthy(url: str, process: subprocess.Popen, log: Path) -> None:
-    """Block until the server answers its health check (or fail with its output)."""
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"streamlit exited early:\n{log.read_text()}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
-                if reply.read().strip() == b"ok":
-                    return
-        except OSError:
-            time.sleep(0.2)
-    raise TimeoutError(f"streamlit did not start within {START_TIMEOUT_S} s")
-
-
-def _serve(cache: Path, log: Path) -> Iterator[App]:
-    """Start the app on a free port with PFCORE_CACHE=cache; stop it afterwards."""
-    port = _free_port()
-    env = {**os.environ, "PFCORE_CACHE": str(cache), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    started = time.monotonic()
-    with open(log, "w") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "pfcore.ui.serve", "--server.headless", "true",
-             "--server.address", "127.0.0.1", "--server.port", str(port),
-             "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, text=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, process, log)
-        yield App(url, process, started, time.monotonic() - started, log)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-
-
 @pytest.fixture(scope="module")
 def artifacts() -> Path:
     """test-artifacts/, created."""
@@ -122,7 +55,7 @@ def artifacts() -> Path:
 def browser() -> Iterator[Browser]:
     """Headless Debian chromium under Playwright."""
     with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+        b = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
         yield b
         b.close()
 
@@ -130,25 +63,26 @@ def browser() -> Iterator[Browser]:
 def _fresh_cache(tmp_path_factory: pytest.TempPathFactory, models: Path, name: str) -> Path:
     """A cache that shares only the converted models, so the user's cache/ is left alone and
     nothing is scored before the test."""
-    cache = tmp_path_factory.mktemp(name)
-    (cache / "models").symlink_to(models)
+    cache = fresh_cache(tmp_path_factory.mktemp(name), models)
     (cache / "app").mkdir()
     (cache / "app" / "models.csv").write_text(DEFAULT_MODEL_SIZES)
     return cache
 
 
 @pytest.fixture(scope="module")
-def app(artifacts: Path, tmp_path_factory: pytest.TempPathFactory, converted_models: Path) -> Iterator[App]:
+def app(artifacts: Path, tmp_path_factory: pytest.TempPathFactory, converted_models: Path) -> Iterator[LiveApp]:
     """The app for the Probe test, on its own fresh cache."""
-    yield from _serve(_fresh_cache(tmp_path_factory, converted_models, "probe-cache"),
-                      artifacts / "streamlit-probe.log")
+    with serve(_fresh_cache(tmp_path_factory, converted_models, "probe-cache"),
+               artifacts / "streamlit-probe.log") as live:
+        yield live
 
 
 @pytest.fixture(scope="module")
-def tour_app(artifacts: Path, tmp_path_factory: pytest.TempPathFactory, converted_models: Path) -> Iterator[App]:
+def tour_app(artifacts: Path, tmp_path_factory: pytest.TempPathFactory, converted_models: Path) -> Iterator[LiveApp]:
     """The app for the tour, on its own fresh cache, so runs start empty."""
-    yield from _serve(_fresh_cache(tmp_path_factory, converted_models, "tour-cache"),
-                      artifacts / "streamlit-tour.log")
+    with serve(_fresh_cache(tmp_path_factory, converted_models, "tour-cache"),
+               artifacts / "streamlit-tour.log") as live:
+        yield live
 
 
 def new_page(browser: Browser) -> Page:
@@ -167,7 +101,7 @@ def assert_no_exception(page: Page) -> None:
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
-def assert_server_quiet(app: App) -> None:
+def assert_server_quiet(app: LiveApp) -> None:
     """No traceback or stack (a streamlit warning about widget state prints one) in the server's output."""
     output = app.log.read_text()
     assert "Traceback" not in output and "Stack (most recent call last)" not in output, output[-3000:]
@@ -226,7 +160,7 @@ def toy_suite() -> dict:
             "items": items}
 
 
-def test_probe_in_a_real_browser(app: App, browser: Browser, artifacts: Path) -> None:
+def test_probe_in_a_real_browser(app: LiveApp, browser: Browser, artifacts: Path) -> None:
     page = new_page(browser)
     page.goto(f"{app.url}/Probe")  # a deep link as the server's first visit
     settle(page)
@@ -245,7 +179,7 @@ def test_probe_in_a_real_browser(app: App, browser: Browser, artifacts: Path) ->
     (artifacts / "timings.json").write_text(json.dumps(timings, indent=2))
 
 
-def test_tour_of_the_four_pages(tour_app: App, browser: Browser, artifacts: Path) -> None:
+def test_tour_of_the_four_pages(tour_app: LiveApp, browser: Browser, artifacts: Path) -> None:
     page = new_page(browser)
     page.goto(tour_app.url)
     settle(page)
@@ -344,7 +278,7 @@ def test_tour_of_the_four_pages(tour_app: App, browser: Browser, artifacts: Path
 
 
 def test_a_link_survives_page_changes_and_models_compare_side_by_side(
-        tour_app: App, browser: Browser, artifacts: Path, tiny_gpt2: Path, checkpoint_series: Path) -> None:
+        tour_app: LiveApp, browser: Browser, artifacts: Path, tiny_gpt2: Path, checkpoint_series: Path) -> None:
     page = new_page(browser)
     query = urlencode({"sentence": "He doesn't like shrimp, let alone squid.", "construction": "much_less"})
     page.goto(f"{tour_app.url}/Probe?{query}")
@@ -386,7 +320,7 @@ def test_a_link_survives_page_changes_and_models_compare_side_by_side(
     screenshot(page, artifacts / "probe-checkpoints.png")
 
 
-def test_pages_fit_an_800_pixel_window(tour_app: App, browser: Browser, artifacts: Path) -> None:
+def test_pages_fit_an_800_pixel_window(tour_app: LiveApp, browser: Browser, artifacts: Path) -> None:
     """At 800 px nothing runs off the side (labels and buttons were cut)."""
     page = browser.new_context(viewport={"width": 800, "height": 1000}).new_page()
     for name in ("Probe", "Items", "Run", "Trajectories"):
@@ -401,16 +335,17 @@ def test_pages_fit_an_800_pixel_window(tour_app: App, browser: Browser, artifact
 
 
 @pytest.fixture(scope="module")
-def pages_app(artifacts: Path, tmp_path_factory: pytest.TempPathFactory, converted_models: Path) -> Iterator[App]:
+def pages_app(artifacts: Path, tmp_path_factory: pytest.TempPathFactory, converted_models: Path) -> Iterator[LiveApp]:
     """The app for the Home, Trajectories and Stimuli pages, on its own fresh cache whose results
     table starts with the bundled published results, as a new user's does."""
     cache = _fresh_cache(tmp_path_factory, converted_models, "pages-cache")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("PFCORE_BUNDLED", "1")
-        yield from _serve(cache, artifacts / "streamlit-pages.log")
+        with serve(cache, artifacts / "streamlit-pages.log") as live:
+            yield live
 
 
-def test_home_trajectories_and_stimuli(pages_app: App, browser: Browser, artifacts: Path, tmp_path: Path) -> None:
+def test_home_trajectories_and_stimuli(pages_app: LiveApp, browser: Browser, artifacts: Path, tmp_path: Path) -> None:
     """The three pages the other tests do not draw, each as a new user first sees it."""
     page = new_page(browser)
     page.goto(pages_app.url)
@@ -445,7 +380,7 @@ def test_home_trajectories_and_stimuli(pages_app: App, browser: Browser, artifac
 
 @pytest.fixture(scope="module")
 def lesson_app(artifacts: Path, tmp_path_factory: pytest.TempPathFactory, converted_models: Path,
-               request: pytest.FixtureRequest) -> Iterator[App]:
+               request: pytest.FixtureRequest) -> Iterator[LiveApp]:
     """The app for the lesson, on its own fresh cache; with the paper's published results imported
     where the reference data is at hand (step 7 then draws Figure 2 too)."""
     cache = _fresh_cache(tmp_path_factory, converted_models, "lesson-cache")
@@ -457,7 +392,8 @@ def lesson_app(artifacts: Path, tmp_path_factory: pytest.TempPathFactory, conver
         with pytest.MonkeyPatch.context() as patch:
             patch.setenv("PFCORE_CACHE", str(cache))
             import_published(published)
-    yield from _serve(cache, artifacts / "streamlit-lesson.log")
+    with serve(cache, artifacts / "streamlit-lesson.log") as live:
+        yield live
 
 
 def lesson_step_shown(page: Page, number: int) -> None:
@@ -474,7 +410,7 @@ def lesson_step_shown(page: Page, number: int) -> None:
     assert_no_exception(page)
 
 
-def test_the_lesson_in_presenter_view(lesson_app: App, browser: Browser, artifacts: Path) -> None:
+def test_the_lesson_in_presenter_view(lesson_app: LiveApp, browser: Browser, artifacts: Path) -> None:
     """A class's walk through the lesson on a 1280x720 projector: Back and Next, the sidebar
     folded away, large type, and a step's link reopening that step."""
     page = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()

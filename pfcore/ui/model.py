@@ -2,6 +2,7 @@
 factory (every page, the Run page included, scores through `scorer`)."""
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 from functools import cached_property
@@ -10,8 +11,9 @@ import streamlit as st
 
 from pfcore.errors import ModelLoadError, PfcoreError
 from pfcore.models import DEFAULT_MODEL, LoadedModel, ModelSpec, load_model
-from pfcore.models.spec import DEFAULT_MODEL_TITLE, DTYPES, split_label
-from pfcore.scoring.factory import LazyScorer, make_scorer
+from pfcore.models.loading import being_loaded
+from pfcore.models.spec import DEFAULT_MODEL_TITLE, DTYPES, available_devices, split_label
+from pfcore.scoring.factory import LazyScorer, shared_scorer
 from pfcore.scoring.fake import FAKE_MODEL, FakeScorer, fake_enabled
 from pfcore.scoring.methods import ScoringMethod, text_method
 from pfcore.scoring.requests import RequestScorer
@@ -67,13 +69,6 @@ class Models:
         return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
 
 
-def devices() -> tuple[str, ...]:
-    """Devices this machine offers."""
-    import torch
-
-    return ("cpu", "cuda") if torch.cuda.is_available() else ("cpu",)
-
-
 def model_picker() -> ModelSpec | None:
     """Sidebar widgets (kept across pages) -> the chosen ModelSpec; None when no name is given."""
     side = st.sidebar
@@ -88,7 +83,7 @@ def model_picker() -> ModelSpec | None:
         revision = st.text_input("Revision", value="", key="model_revision", persist_state="session",
                                  help="a hub branch, tag or checkpoint such as step1000 (optional)")
         dtype = st.selectbox("dtype", DTYPES, key="model_dtype", persist_state="session")
-        device = st.selectbox("Device", devices(), key="model_device", persist_state="session")
+        device = st.selectbox("Device", available_devices(), key="model_device", persist_state="session")
     if not name.strip():
         side.error(f"Type a model name or path (the default is `{DEFAULT_MODEL}`).")
         return None
@@ -131,15 +126,13 @@ def compare_picker(primary: ModelSpec) -> tuple[ModelSpec, ...]:
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)
-def _load(spec: ModelSpec) -> tuple[LoadedModel, float]:
-    """Load a model once per process; returns it with the seconds the load took."""
-    started = time.monotonic()
-    loaded = load_model(spec)
-    return loaded, time.monotonic() - started
+def _load(spec: ModelSpec) -> LoadedModel:
+    """Load a model once per process."""
+    return load_model(spec)
 
 
-def cached_model(spec: ModelSpec) -> tuple[LoadedModel, float]:
-    """The loaded model for a spec (cached across reruns and sessions) and its load time."""
+def cached_model(spec: ModelSpec) -> LoadedModel:
+    """The loaded model for a spec (cached across reruns and sessions)."""
     try:
         return _load(spec)
     except PfcoreError:
@@ -148,19 +141,14 @@ def cached_model(spec: ModelSpec) -> tuple[LoadedModel, float]:
         raise ModelLoadError(message_for(exc)) from exc
 
 
-@st.cache_resource(max_entries=2, show_spinner=False)  # at most two models held in memory
-def _scorer(spec: ModelSpec, method: ScoringMethod, bos: bool) -> RequestScorer:
-    """One request scorer per (model, method, BOS), shared by every page and session."""
+def scorer(spec: ModelSpec, method: ScoringMethod | None = None, bos: bool = False) -> RequestScorer:
+    """The app's scorer of a model (the kind's default method unless one is given), one per
+    process, shared by every page and session and by the server's warm-up; also the
+    `ScorerSource` the Run page hands to the runner."""
     if is_fake(spec):
         return FakeScorer()
-    loaded, _ = cached_model(spec)
-    return make_scorer(loaded, method, bos)
-
-
-def scorer(spec: ModelSpec, method: ScoringMethod | None = None, bos: bool = False) -> RequestScorer:
-    """The app's cached scorer of a model (the kind's default method unless one is given); also
-    the `ScorerSource` the Run page hands to the runner."""
-    return _scorer(spec, method or text_method(spec.kind), bos)
+    cached_model(spec)  # load failures read as the sidebar reads them
+    return shared_scorer(spec, method or text_method(spec.kind), bos)
 
 
 def lazy_scorer(spec: ModelSpec) -> RequestScorer:
@@ -181,23 +169,62 @@ def parameter_count(loaded: LoadedModel) -> int:
     return int(sum(p.numel() for p in loaded.model.parameters()))
 
 
-def sidebar_model() -> ModelChoice | None:
-    """Picker, load (cached) and status in the sidebar; None, with the reason shown, on failure."""
+POLL_S = 0.5  # how often a page that did not wait looks again whether the model is ready
+_PENDING = threading.local()  # this script run's model still loading, and its sidebar status slot
+
+
+def sidebar_model(*, wait: bool = True) -> ModelChoice | None:
+    """Picker, load (cached) and status in the sidebar; None, with the reason shown, on failure.
+    With wait=False (the Home page), a model that another thread is loading (the server's warm-up,
+    another session) is shown as loading and the page goes on at once (None); the page then ends
+    with `wait_for_model`."""
     spec = model_picker()
+    _PENDING.value = None
     if spec is None:
         return None
     if is_fake(spec):
         st.sidebar.warning(f"**{spec.name}** ready: a deterministic stand-in for tests, not a "
                            "language model; its numbers mean nothing.")
         return ModelChoice(spec, None, compare_picker(spec))
+    if not wait and being_loaded(spec):
+        _PENDING.value = (spec, st.sidebar.empty())
+        _loading_note(spec, 0.0)
+        return None
     try:
         with st.sidebar, st.spinner(f"Loading {spec.label}..."):
-            loaded, seconds = cached_model(spec)
+            loaded = cached_model(spec)
     except PfcoreError as exc:
         st.sidebar.error(str(exc))
         return None
     parameters = parameter_count(loaded)
     st.sidebar.success(f"**{spec.label}** ({spec.kind}) ready: {parameters / 1e6:,.1f}M "
-                       f"parameters, loaded in {seconds:.1f} s")
+                       f"parameters, loaded in {loaded.seconds:.1f} s")
     st.sidebar.caption(f"from `{loaded.source}`")
     return ModelChoice(spec, parameters, compare_picker(spec))
+
+
+def model_loading() -> bool:
+    """Whether this run's sidebar showed the model as still loading (see `sidebar_model`)."""
+    return getattr(_PENDING, "value", None) is not None
+
+
+def wait_for_model() -> None:
+    """The end of a page that did not wait for its model: while the load goes on, the sidebar
+    counts its seconds (each update answers a click at once, so the page stays usable, and costs
+    next to nothing, so the load is not slowed); when it ends, the page is drawn again, ready."""
+    if not model_loading():
+        return
+    spec, _ = _PENDING.value
+    started = time.monotonic()
+    while being_loaded(spec):
+        time.sleep(POLL_S)
+        _loading_note(spec, time.monotonic() - started)
+    st.rerun()
+
+
+def _loading_note(spec: ModelSpec, seconds: float) -> None:
+    """The sidebar's status while the model loads."""
+    _, slot = _PENDING.value
+    waited = f" ({seconds:.0f} s so far)" if seconds >= 1 else ""
+    slot.info(f"Loading **{spec.label}**{waited}: the pages that score use it once it is loaded. "
+              "You can look around meanwhile.", icon=":material/hourglass_top:")

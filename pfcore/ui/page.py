@@ -41,9 +41,11 @@ PAGES = (
 )
 
 
-def start_page(title: str, intro: str) -> ModelChoice | None:
-    """Set up a page: config, title and intro, and the sidebar model (None if it cannot load)."""
+def start_page(title: str, intro: str, *, wait_for_model: bool = True) -> ModelChoice | None:
+    """Set up a page: config, title and intro, and the sidebar model (None if it cannot load; with
+    wait_for_model=False, also while the server is still loading it: the page then ends with
+    `pfcore.ui.model.wait_for_model`)."""
     st.set_page_config(page_title=f"{title} · {APP_TITLE}", page_icon="🔎", layout="wide")
     st.title(title)
     st.markdown(intro)
-    return sidebar_model()
+    return sidebar_model(wait=wait_for_model)
