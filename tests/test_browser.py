@@ -13,7 +13,7 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlencode
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 
@@ -194,7 +194,7 @@ def submit_sentence(page: Page, sentence: str, connective: str) -> tuple[float, 
     area = page.get_by_role("textbox", name="Your sentence")
     area.fill(sentence)
     started = time.monotonic()
-    area.press("Control+Enter")
+    area.press("Enter")  # a one-line box: Enter scores
     expect(page.get_by_text(f"with '{connective}' the model moves toward the entailed")).to_be_visible(timeout=WAIT_MS)
     expect(page.get_by_text("4 decisions")).to_be_visible(timeout=WAIT_MS)
     expect(page.locator(".js-plotly-plot .main-svg").first).to_be_visible(timeout=WAIT_MS)
@@ -222,6 +222,39 @@ def test_probe_in_a_real_browser(app: App, browser: Browser, artifacts: Path) ->
     (artifacts / "timings.json").write_text(json.dumps(timings, indent=2))
 
 
+SECOND_SENTENCE = "You couldn't paint an ugly picture, let alone a beautiful one."
+
+
+def test_two_sentences_in_turn_and_every_label_names_the_second(app: App, browser: Browser,
+                                                                 artifacts: Path) -> None:
+    """The stale label: after a second sentence, the Decision picker still showed the first one's
+    follow-ups above the new charts. Enter (not Ctrl+Enter) scores each."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    page.goto(f"{app.url}/Probe")
+    settle(page)
+    submit_sentence(page, PROBE_SENTENCE, "much less")
+    expect(page.get_by_role("combobox", name="Decision")).to_have_value(re.compile("Singing an ugly song"))
+    submit_sentence(page, SECOND_SENTENCE, "let alone")
+    assert_no_exception(page)
+    expect(page.get_by_text(f"Sentence: {SECOND_SENTENCE}")).to_be_visible()
+    expect(page.get_by_role("combobox", name="Decision")).to_have_value(re.compile("^aligned1: Painting an ugly "
+                                                                                   "picture"), timeout=WAIT_MS)
+    titles = page.locator(".js-plotly-plot .gtitle").all_text_contents()
+    assert titles and all("paint" in " ".join(t.split()) or "Manipulations" in t for t in titles), titles
+    shown = page.get_by_test_id("stMainBlockContainer").inner_text()
+    assert "ugly song" not in shown and "Singing" not in shown, "the first sentence is still named on the page"
+    page.get_by_role("button", name="Copy link").click()
+    expect(page.get_by_role("button", name="Link copied")).to_be_visible()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert urlsplit(copied).path == urlsplit(page.url).path == "/Probe"
+    assert parse_qs(urlsplit(copied).query) == parse_qs(urlsplit(page.url).query)
+    assert parse_qs(urlsplit(copied).query)["sentence"] == [SECOND_SENTENCE]
+    screenshot(page, artifacts / "probe-second-sentence.png")
+    assert_server_quiet(app)
+
+
 def test_tour_of_the_four_pages(tour_app: App, browser: Browser, artifacts: Path) -> None:
     page = new_page(browser)
     page.goto(tour_app.url)
@@ -240,11 +273,8 @@ def test_tour_of_the_four_pages(tour_app: App, browser: Browser, artifacts: Path
     # a free-form sentence with one follow-up pair: two decisions, on the sentence as typed and swapped
     area = page.get_by_role("textbox", name="Your sentence")
     area.fill("He doesn't like shrimp, let alone squid.")
-    area.press("Control+Enter")
+    area.press("Enter")
     expect(page.get_by_text("Type a follow-up pair above")).to_be_visible(timeout=WAIT_MS)
-    pairs = page.get_by_role("spinbutton", name="Pairs")
-    pairs.fill("1")
-    pairs.press("Enter")
     page.get_by_role("textbox", name="Entailed 1").fill("Squid is worse than shrimp.")
     contradicted = page.get_by_role("textbox", name="Contradicted 1")
     contradicted.fill("Shrimp is worse than squid.")
@@ -256,7 +286,7 @@ def test_tour_of_the_four_pages(tour_app: App, browser: Browser, artifacts: Path
     # an over-long paste: a message, and the text stays in the box
     pasted = "You couldn't lift a tiny rock, let alone a huge one. " * 50
     area.fill(pasted)
-    area.press("Control+Enter")
+    area.press("Enter")
     expect(page.get_by_text("2,650 characters long")).to_be_visible(timeout=WAIT_MS)
     assert area.input_value() == pasted
     assert_no_exception(page)
@@ -363,6 +393,15 @@ def test_a_link_survives_page_changes_and_models_compare_side_by_side(
     screenshot(page, artifacts / "probe-checkpoints.png")
 
 
+# Chart titles that run past their chart's drawing (plotly cuts them there).
+CUT_TITLES = """[...document.querySelectorAll('.js-plotly-plot')].flatMap(plot => {
+  const box = plot.getBoundingClientRect();
+  return [...plot.querySelectorAll('.gtitle')].filter(t => {
+    const r = t.getBoundingClientRect(); return r.left < box.left - 1 || r.right > box.right + 1;
+  }).map(t => t.textContent);
+})"""
+
+
 def test_pages_fit_an_800_pixel_window(tour_app: App, browser: Browser, artifacts: Path) -> None:
     """At 800 px nothing runs off the side (labels and buttons were cut)."""
     page = browser.new_context(viewport={"width": 800, "height": 1000}).new_page()
@@ -373,6 +412,12 @@ def test_pages_fit_an_800_pixel_window(tour_app: App, browser: Browser, artifact
         overflow = page.evaluate("document.querySelector('[data-testid=\"stMainBlockContainer\"]').scrollWidth"
                                  " - document.querySelector('[data-testid=\"stMainBlockContainer\"]').clientWidth")
         assert overflow <= 1, f"{name}: {overflow} px run off the side at 800 px"
+        if name == "Probe":
+            expect(page.locator(".js-plotly-plot .gtitle").first).to_be_visible(timeout=WAIT_MS)
+            cut = page.evaluate(CUT_TITLES)
+            assert not cut, f"chart titles cut at 800 px: {cut}"
+            label = page.get_by_text("Beginning-of-word correction", exact=True)
+            assert label.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), "the correction toggle's label is cut"
         screenshot(page, artifacts / f"{name.lower()}-800px.png", width=800)
     assert_server_quiet(tour_app)  # after the tour, the links and the comparisons too
 
