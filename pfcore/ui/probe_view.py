@@ -44,9 +44,9 @@ from pfcore.probe.view import (
     without_signed_zeros,
 )
 from pfcore.probe.words import FIRST_WORD_NOTE, sentence_token_table
+from pfcore.scoring.tables import stacked
 from pfcore.store.cache import ScoreCache
 from pfcore.store.results import load_results
-from pfcore.suites.blocks import stacked
 from pfcore.suites.checkpoints import Checkpoint, checkpoints, series_name
 from pfcore.ui.downloads import chart, download_csv, download_json
 from pfcore.ui.errors import message_for
