@@ -302,7 +302,8 @@ def test_tour_of_the_four_pages(tour_app: App, browser: Browser, artifacts: Path
     contradicted.fill("Shrimp is worse than squid.")
     contradicted.press("Enter")
     expect(page.get_by_text(re.compile(r"\b[012] of 2 decisions"))).to_be_visible(timeout=WAIT_MS)
-    expect(page.get_by_text("He doesn't like squid, let alone shrimp.").first).to_be_visible()
+    # the swapped sentence is named in the text above the table (the table's grid cells are a canvas)
+    expect(page.get_by_text("Swapped (foci exchanged): He doesn't like squid, let alone shrimp.")).to_be_visible()
     assert_no_exception(page)
 
     # an over-long paste: a message, and the text stays in the box
@@ -378,13 +379,13 @@ def test_a_link_survives_page_changes_and_models_compare_side_by_side(
     query = urlencode({"sentence": "He doesn't like shrimp, let alone squid.", "construction": "much_less"})
     page.goto(f"{tour_app.url}/Probe?{query}")
     settle(page)
-    expect(page.get_by_text("He doesn't like shrimp, much less squid.").first).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_text("Sentence: He doesn't like shrimp, much less squid.")).to_be_visible(timeout=WAIT_MS)
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Items").click()
     expect(page.get_by_role("heading", name="Items")).to_be_visible(timeout=WAIT_MS)
     settle(page)
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Probe").click()
     settle(page)
-    expect(page.get_by_text("He doesn't like shrimp, much less squid.").first).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_text("Sentence: He doesn't like shrimp, much less squid.")).to_be_visible(timeout=WAIT_MS)
     # the box keeps the sentence as the link gave it; the construction switch says much less
     assert page.get_by_role("textbox", name="Your sentence").input_value() == "He doesn't like shrimp, let alone squid."
     expect(page.get_by_role("radio", name="much less")).to_be_checked()
