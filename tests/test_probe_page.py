@@ -150,6 +150,7 @@ def test_copy_link_is_one_button_that_copies(fake: str) -> None:
     button = next(h.proto.body for h in at.get("html") if "Copy link" in h.proto.body)
     assert "navigator.clipboard.writeText" in button and "sentence=You+couldn%27t" in button
     assert not at.get("popover")
+    assert "onclick" not in button and "<script>" in button  # the page's sanitizer drops inline handlers
 
 
 def test_the_base_rate_is_beside_the_verdict_with_its_n(tiny_gpt2: Path, cache_dir: Path) -> None:

@@ -87,14 +87,25 @@ def publish(page: str, query: Query) -> str:
 COPIED = "Link copied"
 # One click copies the link (the address bar's, which the page has just written, when the server
 # knows no URL); where the browser refuses the clipboard API, a hidden text box is copied instead.
+# Streamlit's sanitizer drops inline handlers (onclick), so a script binds the click.
 COPY_BUTTON = """<button type="button" class="pf-copy-link" data-url="{url}" title="Copy a link that reopens
 this view" style="font: inherit; font-size: 0.875rem; padding: 0.25rem 0.75rem; border-radius: 0.5rem;
 border: 1px solid rgba(49, 51, 63, 0.2); background: transparent; color: inherit; cursor: pointer"
-onclick="(async (button) => {{ const url = button.dataset.url || window.location.href;
-try {{ await navigator.clipboard.writeText(url); }} catch (error) {{ const box = document.createElement('textarea');
-box.value = url; document.body.appendChild(box); box.select(); document.execCommand('copy'); box.remove(); }}
-button.textContent = '{copied}'; setTimeout(() => {{ button.textContent = 'Copy link'; }}, 2000); }})(this)"
->Copy link</button>"""
+>Copy link</button>
+<script>
+document.querySelectorAll("button.pf-copy-link:not([data-bound])").forEach((button) => {{
+  button.dataset.bound = "1";
+  button.addEventListener("click", async () => {{
+    const url = button.dataset.url || window.location.href;
+    try {{ await navigator.clipboard.writeText(url); }} catch (error) {{
+      const box = document.createElement("textarea");
+      box.value = url; document.body.appendChild(box); box.select(); document.execCommand("copy"); box.remove();
+    }}
+    button.textContent = "{copied}";
+    setTimeout(() => {{ button.textContent = "Copy link"; }}, 2000);
+  }});
+}});
+</script>"""
 
 
 def copy_button(url: str) -> str:
