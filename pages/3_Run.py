@@ -7,7 +7,7 @@ from pfcore.items.schema import CONSTRUCTIONS
 from pfcore.plots.accuracy import accuracy_bars_figure
 from pfcore.store.runs import find_run, list_runs, load_run
 from pfcore.suites.registry import PAIRED_FOCUS, get_suite, suites_for
-from pfcore.suites.report import headline_filters, run_label, shown_summary, summary_json
+from pfcore.suites.report import filter_names, headline_filters, run_label, shown_summary, summary_json
 from pfcore.suites.run_control import NoticeLevel, Press, RunControl
 from pfcore.suites.runner import PlanState, estimate_plan, plan_configs
 from pfcore.ui.downloads import chart, download_csv, download_json
@@ -83,7 +83,8 @@ with shown_errors():
                f"({', '.join(record.summary['construction'].astype(str).unique())}) · "
                f"{m.timings_s.total_s:.1f} s · record `{record.path}`")
     summary = record.summary
-    filters = st.multiselect("Filters", list(dict.fromkeys(summary["filter"])),
+    names = filter_names(summary)
+    filters = st.multiselect("Filters", list(dict.fromkeys(summary["filter"])), format_func=lambda f: names[str(f)],
                              default=headline_filters(m.suite, summary), key=f"run_filters_{m.suite}")
     if not filters:
         st.info("Choose at least one filter to show.")

@@ -6,6 +6,7 @@ from pfcore.analysis.model_tables import (
     TABLE_NOTES,
     figure_data,
     figure_models,
+    own_run_values,
     side_by_side,
     sizes_to_edit,
 )
@@ -37,8 +38,16 @@ with shown_errors():
                 "(semantic for Tables 5-6, syntactic for 7, Global Affinity for 8).")
     if table in TABLE_NOTES and (shown["origin"] == Origin.RUN).any():
         st.info(TABLE_NOTES[table])
-    st.dataframe(shown, hide_index=True, height=420)
+    st.dataframe(shown, hide_index=True, height=420, placeholder="–", column_config={
+        "source": st.column_config.TextColumn("source", width="large"),
+        "n": st.column_config.TextColumn("n (your runs: decisions per construction)")})
     download_csv(shown, f"{table.replace(' ', '_').lower()}_with_runs.csv", "Download this table (CSV)")
+    values = own_run_values(table, runs)
+    if len(values):
+        st.markdown("**Your runs in this table**, each value with its 95% interval and the number of decisions "
+                    "(sentences, for Global Affinity) it rests on:")
+        st.dataframe(values, hide_index=True, placeholder="–",
+                     column_config={"source": st.column_config.TextColumn("source", width="large")})
     st.caption(f"The embedded default model is {DEFAULT_MODEL_TITLE}: instruction tuning and 4-bit quantization "
                "both set it apart from the paper's base models, so its rows are not a reproduction of any of them.")
 

@@ -103,7 +103,7 @@ def test_probe_cli_over_checkpoints_is_cached_and_reads_the_suite_trajectory(
     assert main(argv) == 0
     again = json.loads(capsys.readouterr().out)["checkpoints"]
     for before, after in zip(rows, again):
-        assert after["effect"] == pytest.approx(before["effect"], abs=1e-9)
+        assert after["effect_bits_per_token"] == pytest.approx(before["effect_bits_per_token"], abs=1e-9)
         assert 0 <= after["suite_accuracy"] <= 1  # read from the trajectory, not recomputed
 
 
@@ -183,7 +183,7 @@ def test_probe_page_follows_the_sentence_across_checkpoints(checkpoint_series: P
     step8 = str((checkpoint_series / "step8").resolve())
     assert set(frame_with(at, "condition")["model"]) == {step8}
     effect = frame_with(at, "condition")["effect_bits_per_token"].mean()
-    assert effect == pytest.approx(float(series.loc[series["step"] == 8, "effect"].iloc[0]), abs=1e-6)
+    assert effect == pytest.approx(float(series.loc[series["step"] == 8, "effect_bits_per_token"].iloc[0]), abs=1e-6)
 
 
 @pytest.mark.slow

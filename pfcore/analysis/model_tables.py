@@ -24,12 +24,14 @@ from pfcore.items.lexicon import load_lexicon
 from pfcore.items.schema import PF_CONSTRUCTIONS, PUBLISHED_NAMES
 from pfcore.store.model_sizes import extra_models_path, read_extra_models
 from pfcore.store.runs import RunRecord
+from pfcore.suites.intervals import mean_interval
 
 # paper table -> (suite, filter, scale) of the own-run values set beside it
 TABLE_RUNS = {"Table 5": ("semantic", "aligned", 100.0), "Table 6": ("semantic", "aligned", 100.0),
               "Table 7": ("syntax", "Avg_Test", 100.0), "Table 8": ("affinity", "all", 1.0)}
 PLL = ("pll-original", "pll-l2r")
 OWN_SUFFIX = f" ({Origin.RUN})"
+OWN_COLUMNS = ("model", "construction", "value", "ci_low", "ci_high", "n", "source")
 TABLE_NOTES = {"Table 8": "Your runs' Global Affinity is averaged over the fixed words the paper averaged (for "
                           "not to mention: 'not' and 'mention', as the authors' code scores them) and over "
                           "sentences, with a normal interval over per-sentence means; the paper's ± is its own."}
@@ -51,30 +53,33 @@ def _own_rows(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
         if m.suite != suite or (suite == "semantic" and (m.scoring in PLL) != (table == "Table 5")):
             continue
         values = _affinity_on_paper_words(record) if suite == "affinity" else _headline(record, filt)
-        for construction, (value, n) in values.items():
+        digits = 1 if scale > 1 else 3
+        for construction, (value, low, high, n) in values.items():
             rows.append({"model": m.model.label, "construction": PUBLISHED_NAMES.get(construction, construction),
-                         "value": round(scale * value, 1 if scale > 1 else 3), "n": n,
+                         "value": round(scale * value, digits), "ci_low": round(scale * low, digits),
+                         "ci_high": round(scale * high, digits), "n": n,
                          "source": f"{RUN_SOURCE_PREFIX}{m.run_id}"})
-    return pd.DataFrame(rows, columns=["model", "construction", "value", "n", "source"])
+    return pd.DataFrame(rows, columns=list(OWN_COLUMNS))
 
 
-def _headline(record: RunRecord, filt: str) -> dict[str, tuple[float, int]]:
-    """Each construction's value at one filter of a run's summary, with its count."""
+def _headline(record: RunRecord, filt: str) -> dict[str, tuple[float, float, float, int]]:
+    """Each construction's value at one filter of a run's summary, with its 95% interval and count."""
     part = record.summary[record.summary["filter"] == filt]
-    return {str(r.construction): (float(r.accuracy), int(r.n)) for r in part.itertuples()}
+    return {str(r.construction): (float(r.accuracy), float(r.ci_low), float(r.ci_high), int(r.n))
+            for r in part.itertuples()}
 
 
-def _affinity_on_paper_words(record: RunRecord) -> dict[str, tuple[float, int]]:
+def _affinity_on_paper_words(record: RunRecord) -> dict[str, tuple[float, float, float, int]]:
     """Each construction's Global Affinity averaged over the fixed words the paper averaged (for
     not to mention, "not" and "mention" only), from the run's per-word rows, so the value is
-    comparable with Table 8."""
+    comparable with Table 8; with a normal 95% interval over the per-sentence means."""
     rows = record.tables["rows"]
     out = {}
     for construction, part in rows.groupby("construction", sort=False):
         words = paper_affinity_words().get(str(construction))
         kept = part[part["word"].isin(words)] if words else part
         per_item = kept.groupby("item_id")["affinity"].mean()
-        out[str(construction)] = (float(per_item.mean()), len(per_item))
+        out[str(construction)] = (*mean_interval(per_item.to_numpy()), len(per_item))
     return out
 
 
@@ -94,7 +99,18 @@ def side_by_side(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
     order = [c for c in (*PF_CONSTRUCTIONS, "avg") if c in wide.columns]
     wide = wide[["model", *order, "source"]]
     wide["origin"] = np.where(wide["source"].str.startswith(RUN_SOURCE_PREFIX), Origin.RUN, Origin.PAPER)
+    counts = own.groupby("source")["n"].agg(lambda n: f"{n.min():,}" if n.min() == n.max() else
+                                            f"{n.min():,} to {n.max():,}")
+    wide["n"] = wide["source"].map(counts)  # decisions per construction, for your runs (the paper gives none)
     return wide
+
+
+def own_run_values(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
+    """The own runs' values set beside a paper table, one row per run and construction, each with
+    its 95% interval and its number of decisions (or sentences): what a value of one run rests on."""
+    if table == "Table 9":
+        return pd.DataFrame(columns=list(OWN_COLUMNS))
+    return _own_rows(table, runs)
 
 
 def run_models(results: pd.DataFrame) -> list[str]:

@@ -187,11 +187,13 @@ def analyse_stimuli(stimuli: Stimuli, scorer: RequestScorer, spec: ModelSpec, co
 
 def region_means(rows: pd.DataFrame) -> pd.DataFrame:
     """Per condition and region, the mean surprisal over items with a 95% interval (normal), as
-    SyntaxGym's plots show it; regions in their number order, conditions as the items give them."""
+    SyntaxGym's plots show it; regions in their number order, conditions as the items give them.
+    A region with words but no scored token (a sentence's first word) has no value, not 0."""
     out = []
     for (condition, number, name), part in rows.groupby(["condition_name", "region_number", "region_name"],
                                                         sort=False):
-        values = part["surprisal_bits"].dropna().to_numpy()
+        scored = part[(part["n_tokens"] > 0) | (part["content"].str.strip() == "")]
+        values = scored["surprisal_bits"].dropna().to_numpy()
         mean, low, high = mean_interval(values) if len(values) else (math.nan, math.nan, math.nan)
         out.append({"condition_name": condition, "region_number": int(number), "region_name": name,
                     "surprisal_bits": mean, "ci_low": low, "ci_high": high, "n": len(values)})
