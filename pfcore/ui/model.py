@@ -15,6 +15,7 @@ from pfcore.scoring.factory import LazyScorer, make_scorer
 from pfcore.scoring.fake import FAKE_MODEL, FakeScorer, fake_enabled
 from pfcore.scoring.methods import ScoringMethod, text_method
 from pfcore.scoring.requests import RequestScorer
+from pfcore.suites.deployment import deployment
 from pfcore.ui.downloads import EXPORT_FORMATS
 from pfcore.ui.errors import message_for
 
@@ -75,15 +76,17 @@ def devices() -> tuple[str, ...]:
 
 
 def model_picker() -> ModelSpec | None:
-    """Sidebar widgets (kept across pages) -> the chosen ModelSpec; None when no name is given."""
+    """Sidebar widgets (kept across pages) -> the chosen ModelSpec; None when no name is given.
+    In public mode the model is picked from the allow-list (no free text, no revision box)."""
     side = st.sidebar
     side.subheader("Model")
+    if deployment().public:
+        return _allowed_picker()
     name = side.text_input("Hub id or local path", value=DEFAULT_MODEL, key="model_name",
                            persist_state="session", help=NAME_HELP)
     kind = side.radio("Kind", KINDS, horizontal=True, key="model_kind", persist_state="session",
                       help="causal: next-word models (GPT-style). masked: BERT-style models.")
-    side.radio("Chart export", list(EXPORT_FORMATS), format_func=EXPORT_FORMATS.__getitem__, key="chart_format",
-               persist_state="session", help="what the camera button of every chart's toolbar saves")
+    chart_format_picker()
     with side.expander("Revision, precision, device"):
         revision = st.text_input("Revision", value="", key="model_revision", persist_state="session",
                                  help="a hub branch, tag or checkpoint such as step1000 (optional)")
@@ -96,12 +99,44 @@ def model_picker() -> ModelSpec | None:
                      device=device, kind=kind)  # type: ignore[arg-type]
 
 
+def chart_format_picker() -> None:
+    """The sidebar's choice of what every chart's camera button saves."""
+    st.sidebar.radio("Chart export", list(EXPORT_FORMATS), format_func=EXPORT_FORMATS.__getitem__,
+                     key="chart_format", persist_state="session",
+                     help="what the camera button of every chart's toolbar saves")
+
+
+def _allowed_picker() -> ModelSpec:
+    """Public mode's picker: one of the allowed models (a value from a link or an earlier page that
+    is not allowed is replaced by the first allowed, with the reason), its kind, dtype and device."""
+    side, policy = st.sidebar, deployment()
+    if st.session_state.get("model_name", policy.models_allowed[0]) not in policy.models_allowed:
+        st.session_state["model_name"] = policy.models_allowed[0]
+        side.warning(policy.refusal())
+    label = side.selectbox("Model", policy.models_allowed, key="model_name", persist_state="session",
+                           help="the models this class server offers (its teacher chose them)")
+    kind = side.radio("Kind", KINDS, horizontal=True, key="model_kind", persist_state="session",
+                      help="causal: next-word models (GPT-style). masked: BERT-style models.")
+    chart_format_picker()
+    with side.expander("Precision, device"):
+        dtype = st.selectbox("dtype", DTYPES, key="model_dtype", persist_state="session")
+        device = st.selectbox("Device", devices(), key="model_device", persist_state="session")
+    name, _, revision = label.partition("@")
+    return ModelSpec(name=name, revision=revision or None, dtype=dtype, device=device, kind=kind)  # type: ignore[arg-type]
+
+
 def apply_models_link(query: dict[str, list[str]]) -> list[str]:
     """Put a link's `models` (name or name@revision; the first is the sidebar model) into the
-    sidebar before it is drawn; a note when more than the sidebar can compare were given."""
+    sidebar before it is drawn; a note when more than the sidebar can compare were given. In
+    public mode a model not on the allow-list is refused (the note names none of it) and never loads."""
     models = [m.strip() for m in query.get("models", []) if m.strip()]
     if not models:
         return []
+    policy = deployment()
+    if policy.public:
+        allowed = [m for m in models if m in policy.models_allowed]
+        if allowed != models:
+            return [policy.refusal()] + (apply_models_link({"models": allowed}) if allowed else [])
     name, _, revision = models[0].partition("@")
     wanted = {"model_name": (name, DEFAULT_MODEL), "model_revision": (revision, ""),
               "model_compare": (models[1:MAX_COMPARED + 1], [])}
@@ -120,9 +155,14 @@ def models_query(choice: ModelChoice | None) -> dict[str, list[str]]:
 def compare_picker(primary: ModelSpec) -> tuple[ModelSpec, ...]:
     """Up to MAX_COMPARED more models (name, folder, .gguf or hub id, with @revision) to score
     side by side with the sidebar model, of the same kind, precision and device."""
-    options = list(dict.fromkeys([DEFAULT_MODEL, *st.session_state.get("model_compare", [])]))
+    policy = deployment()
+    options = list(policy.models_allowed if policy.public else
+                   dict.fromkeys([DEFAULT_MODEL, *st.session_state.get("model_compare", [])]))
+    if policy.public:
+        st.session_state["model_compare"] = [m for m in st.session_state.get("model_compare", []) if m in options]
     picked = st.sidebar.multiselect(
-        "Compare with", [o for o in options if o != primary.label], key="model_compare", accept_new_options=True,
+        "Compare with", [o for o in options if o != primary.label], key="model_compare",
+        accept_new_options=not policy.public,
         max_selections=MAX_COMPARED, persist_state="session",
         help=f"up to {MAX_COMPARED} more models, one per entry: a hub id (add @revision, e.g. "
              "EleutherAI/pythia-160m@step1000), a local folder or a .gguf file; each loads only when a "
@@ -141,7 +181,10 @@ def _load(spec: ModelSpec) -> tuple[LoadedModel, float]:
 
 
 def cached_model(spec: ModelSpec) -> tuple[LoadedModel, float]:
-    """The loaded model for a spec (cached across reruns and sessions) and its load time."""
+    """The loaded model for a spec (cached across reruns and sessions) and its load time; in public
+    mode only an allowed model ever loads (so no link or page can evict the class's model)."""
+    if not deployment().is_allowed(spec):
+        raise ModelLoadError(deployment().refusal())
     try:
         return _load(spec)
     except PfcoreError:
@@ -201,5 +244,6 @@ def sidebar_model() -> ModelChoice | None:
     parameters = parameter_count(loaded)
     st.sidebar.success(f"**{spec.label}** ({spec.kind}) ready: {parameters / 1e6:,.1f}M "
                        f"parameters, loaded in {seconds:.1f} s")
-    st.sidebar.caption(f"from `{loaded.source}`")
+    if deployment().allows_paths:
+        st.sidebar.caption(f"from `{loaded.source}`")
     return ModelChoice(spec, parameters, compare_picker(spec))
