@@ -37,6 +37,7 @@ from pfcore.store.fetch import fetch_and_import
 from pfcore.store.published import bundle_problem
 from pfcore.store.results import import_folder, load_bundled
 from pfcore.suites.checkpoints import duplicate_checkpoints
+from pfcore.suites.deployment import PUBLIC_NOTE, deployment
 from pfcore.ui.downloads import chart, download_csv, slug
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.links import Param, apply, choice_of, current, opened_query, publish, show_link
@@ -186,6 +187,10 @@ with st.expander("Add results: the published summaries, or a folder of them", ex
         with shown_errors(), st.spinner("Loading..."):
             state["traj_message"] = load_bundled()
             st.rerun()
+    if not deployment().allows_paths:
+        st.caption(f"{PUBLIC_NOTE}: folder imports and fetches are off here; the published results above "
+                   "are the ones it offers.")
+        st.stop()
     folder = st.text_input("Folder of the published summaries", value=published_results_dir(),
                            key="traj_import_folder", placeholder="path/to/Meaning_Alone/outputs_summary")
     replace = st.checkbox("Replace my earlier import of this folder", key="traj_replace",
