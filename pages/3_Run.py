@@ -1,4 +1,5 @@
 """Run: the full suites on the chosen model, with progress, stop and resume, and downloads."""
+import tempfile
 from pathlib import Path
 
 import streamlit as st
@@ -6,6 +7,7 @@ import streamlit as st
 from pfcore.items.schema import CONSTRUCTIONS
 from pfcore.plots.accuracy import accuracy_bars_figure
 from pfcore.store.runs import find_run, list_runs, load_run
+from pfcore.suites.deployment import deployment, private_runs
 from pfcore.suites.registry import PAIRED_FOCUS, get_suite, suites_for
 from pfcore.suites.report import headline_filters, run_label, shown_summary, summary_json
 from pfcore.suites.runner import PlanState, estimate_plan, plan_configs, run_plan
@@ -25,6 +27,10 @@ manifest."""
 
 choice = start_page("Run", INTRO)
 state = st.session_state
+policy = deployment()
+if policy.public:  # a visitor's runs live in a folder of this session's, removed with the session
+    state.setdefault("run_session_dir", tempfile.TemporaryDirectory(prefix="pfcore-session-"))
+own_runs = Path(state.run_session_dir.name) if policy.public else None
 RUN_PARAM = Param("run", "run_pick", read=lambda run_id: str(find_run(run_id).path),
                   write=lambda path: Path(str(path)).name)
 opened = opened_query("run")
@@ -38,10 +44,14 @@ with shown_errors():
                             format_func=lambda s: get_suite(s).label, key="run_suites")
     constructions = c2.multiselect("Constructions", list(CONSTRUCTIONS), default=list(CONSTRUCTIONS),
                                    format_func=CONSTRUCTIONS.__getitem__, key="run_constructions")
-    blocks = c3.number_input("Blocks per construction", min_value=0, value=5, step=5, key="run_blocks",
-                             help="semantic blocks of 8, or syntactic base sentences; 0 = all of them")
-    configs = plan_configs(suites, constructions, int(blocks), UI_CHUNK)
-    runs = list_runs()
+    every = policy.allows_paths and c3.checkbox("All blocks", key="run_all", help="every block of the suites")
+    blocks = c3.number_input("Blocks per construction", min_value=1, max_value=policy.max_blocks if policy.public
+                             else None, value=5, step=5, key="run_blocks", disabled=every,
+                             help="semantic blocks of 8, or syntactic base sentences")
+    policy.check_blocks(None if every else int(blocks))
+    configs = plan_configs(suites, constructions, 0 if every else int(blocks), UI_CHUNK)
+    configs = private_runs(configs, own_runs) if own_runs else configs
+    runs = list_runs(own_runs)
     if choice is not None:
         estimate = estimate_plan(choice.spec, configs, runs)
         st.caption(plan_caption(estimate))
@@ -64,8 +74,9 @@ with shown_errors():
                 "**Resume** to continue it from the score cache.")
     if (start or resume) and plan.queue and choice is not None:
         try:
-            run_plan(choice.spec, plan, lambda c, n, t: progress_callback(f"{c.suite} ({n} of {t})"),
-                     scorers=scorer)
+            with policy.run_slot():
+                run_plan(choice.spec, plan, lambda c, n, t: progress_callback(f"{c.suite} ({n} of {t})"),
+                         scorers=scorer)
         except Exception:
             plan.queue.clear()  # a failed run is not resumable; Stop/leaving the page is
             raise
@@ -79,7 +90,7 @@ render_sweep_section()  # before Results, which stops the page when there are no
 
 with shown_errors():
     st.subheader("Results")
-    runs = list_runs()  # again: a run may have finished above
+    runs = list_runs(own_runs)  # again: a run may have finished above
     if not runs:
         st.info("No runs yet: choose suites and constructions above and press **Run**. Runs made "
                 "with `python -m pfcore run` appear here too.")
@@ -94,7 +105,7 @@ with shown_errors():
     m = record.manifest
     st.caption(f"Model **{m.model.label}** · scoring {m.scoring} · {m.items.count:,} items "
                f"({', '.join(record.summary['construction'].astype(str).unique())}) · "
-               f"{m.timings_s.total_s:.1f} s · record `{record.path}`")
+               f"{m.timings_s.total_s:.1f} s" + (f" · record `{record.path}`" if policy.allows_paths else ""))
     summary = record.summary
     filters = st.multiselect("Filters", list(dict.fromkeys(summary["filter"])),
                              default=headline_filters(m.suite, summary), key=f"run_filters_{m.suite}")

@@ -8,14 +8,17 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Iterator
+import uuid
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
+from pathlib import Path
 
 from pfcore.errors import InputError
 from pfcore.models.spec import DEFAULT_MODEL, ModelSpec
 from pfcore.paths import MIB
+from pfcore.suites.base import RunConfig
 
 PUBLIC_VAR = "PFCORE_PUBLIC"
 MODELS_VAR = "PFCORE_MODELS_ALLOWED"
@@ -87,6 +90,12 @@ class Deployment:
             yield
         finally:
             _RUN_LOCK.release()
+
+
+def private_runs(configs: Sequence[RunConfig], folder: Path) -> list[RunConfig]:
+    """The configs with their records under a visitor's own folder and their rows kept out of the
+    shared results table (public mode: one visitor's runs never change what another sees)."""
+    return [replace(c, out=str(folder / f"{uuid.uuid4().hex[:12]}-{c.suite}"), shared=False) for c in configs]
 
 
 def deployment() -> Deployment:

@@ -77,6 +77,8 @@ def run_suite(spec: ModelSpec, config: RunConfig, progress: Progress | None = No
     manifest = _manifest(suite, spec, config, method, suite.item_ids(items), timings)
     rows = results_rows(manifest, tables["summary"], suite.metric, label)
     record = save_run(manifest, tables, out, suite.published(tables["summary"], spec.revision or "NONE"), rows=rows)
+    if not config.shared:
+        return record
     try:
         add_run_rows(record.path, rows)
     except EnvironmentProblem as exc:
