@@ -3,13 +3,16 @@ refused at start with the variable named, the allow-list, the block and upload c
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
 from pfcore.errors import InputError
+from pfcore.items.lexicon import load_lexicon
 from pfcore.models.spec import DEFAULT_MODEL, ModelSpec
 from pfcore.paths import MIB
 from pfcore.suites.deployment import RUN_BUSY, Deployment, deployment
+from pfcore.sweep.plan import load_plan
 from pfcore.ui import serve
 
 
@@ -88,3 +91,25 @@ def test_one_run_at_a_time_in_public_mode() -> None:
             pass
     with public.run_slot():  # released after the run
         pass
+
+
+SECRETS = "db_password: hunter2-secret\napi_token: tok-0123456789\nnested:\n  private_key: k-987\n  2: x\n"
+
+
+@pytest.mark.parametrize("text", [SECRETS, "suites: [semantic]\nmodels: [{model: org/m}]\n" + SECRETS,
+                                  "suites: [semantic]\nmodels: [{model: org/m, db_password: hunter2-secret}]\n",
+                                  "suites: {semantic: {limit-blocks: hunter2-secret}}\nmodels: [{model: org/m}]\n",
+                                  "name: hunter2 secret\nsuites: [semantic]\nmodels: [{model: org/m}]\n",
+                                  "suites: [semantic]\nmodels: [{model: org/m}]\napi_token: a\napi_token: b\n"])
+def test_yaml_checkers_never_echo_keys_or_values(tmp_path: Path, text: str) -> None:
+    """A YAML given by mistake as a sweep plan or a lexicon: the message names lines and the schema's
+    fields, never the file's own keys or values."""
+    path = tmp_path / "given.yaml"
+    path.write_text(text)
+    for load in (load_plan, load_lexicon):
+        with pytest.raises(InputError) as caught:
+            load(path)
+        message = str(caught.value)
+        assert "given.yaml:" in message
+        for secret in ("db_password", "hunter2", "api_token", "tok-", "private_key", "k-987", "nested"):
+            assert secret not in message, (load.__name__, message)
