@@ -124,6 +124,8 @@ with shown_errors():
     if "rows" in record.tables:
         with d2:
             download_csv(record.tables["rows"], f"{m.run_id}_rows.csv", "Per-item scores (CSV)")
+    if not policy.allows_paths:  # the manifest and the JSON summary name folders of the server
+        st.stop()
     with d3:
         download_json(m.to_json(), f"{m.run_id}_manifest.json", "Manifest (JSON)")
     with d4:

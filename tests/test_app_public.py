@@ -162,6 +162,8 @@ def test_run_is_capped_private_and_one_at_a_time(public: str, cache_dir: Path) -
     assert texts(at.success)[0].startswith("semantic")
     assert not list_runs() and load_results().empty  # nothing reached the shared store
     assert "record `" not in " ".join(texts(at.caption))
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert "Summary (CSV)" in labels and "Manifest (JSON)" not in labels  # the manifest names server folders
     other = page("pages/3_Run.py", public).run()  # another visitor sees none of it
     assert any("No runs yet" in i for i in texts(other.info))
 

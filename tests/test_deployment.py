@@ -81,6 +81,20 @@ def test_serve_public_sets_public_mode(monkeypatch: pytest.MonkeyPatch) -> None:
     assert os.environ["PFCORE_PUBLIC"] == "1"
 
 
+def test_serve_public_caps_uploads_in_streamlit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from streamlit.web import cli as streamlit_cli
+
+    started: list[list[str]] = []
+    monkeypatch.setenv("PFCORE_PUBLIC", "0")
+    monkeypatch.setenv("PFCORE_UPLOAD_MIB", "3")
+    monkeypatch.setattr(serve, "warm_up", lambda: None)
+    monkeypatch.setattr(serve, "use_app_navigation", lambda: None)
+    monkeypatch.setattr(streamlit_cli, "main", lambda: started.append(list(serve.sys.argv)))
+    monkeypatch.setattr(serve.sys, "argv", ["serve"])
+    assert serve.main(["--public", "--server.port", "9"]) == 0
+    assert started[0][-3:] == ["--server.port", "9", "--server.maxUploadSize=3"] and "--public" not in started[0]
+
+
 def test_one_run_at_a_time_in_public_mode() -> None:
     public = Deployment(public=True)
     with public.run_slot():

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pfcore.errors import InputError
 from pfcore.models import load_model
-from pfcore.paths import REPO_ROOT
+from pfcore.paths import MIB, REPO_ROOT
 from pfcore.suites.deployment import PUBLIC_VAR, deployment
 
 APP = REPO_ROOT / "app.py"
@@ -46,10 +46,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         options = [o for o in options if o != "--public"]
         os.environ[PUBLIC_VAR] = "1"
     try:
-        deployment()
+        policy = deployment()
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if policy.public and not any(o.startswith("--server.maxUploadSize") for o in options):
+        options.append(f"--server.maxUploadSize={max(1, policy.upload_cap // MIB)}")  # streamlit refuses more
     threading.Thread(target=warm_up, name="pfcore-warm-up", daemon=True).start()
     use_app_navigation()
     from streamlit.web import cli as streamlit_cli
