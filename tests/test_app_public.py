@@ -187,3 +187,15 @@ def fake_model_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """The fake scorer allowed, in private mode."""
     monkeypatch.setenv(ENABLE_VAR, "1")
     monkeypatch.delenv("PFCORE_PUBLIC", raising=False)
+
+
+@pytest.mark.slow
+def test_the_sidebar_shows_no_model_folder(default_model_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Public mode with the embedded model: ready in the sidebar, its folder on the server not shown."""
+    monkeypatch.setenv("PFCORE_PUBLIC", "1")
+    monkeypatch.delenv("PFCORE_MODELS_ALLOWED", raising=False)
+    at = page("pages/6_Stimuli.py").run(timeout=240)
+    no_errors(at)
+    assert any("ready" in s for s in texts(at.sidebar.success))
+    assert not any(c.startswith("from `") for c in texts(at.sidebar.caption))
+    no_server_paths(at, default_model_cache, default_model_cache.resolve())
