@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from pfcore.errors import ModelLoadError
+from pfcore.errors import InputError, ModelLoadError
 from pfcore.models import ModelSpec
 from pfcore.paths import REPO_ROOT
 from pfcore.scoring.fake import ENABLE_VAR, FAKE_MODEL
@@ -199,3 +199,28 @@ def test_the_sidebar_shows_no_model_folder(default_model_cache: Path, monkeypatc
     assert any("ready" in s for s in texts(at.sidebar.success))
     assert not any(c.startswith("from `") for c in texts(at.sidebar.caption))
     no_server_paths(at, default_model_cache, default_model_cache.resolve())
+
+
+SUMMARY = ("revision\tconstruction\tworld_knowledge_filter\taccuracy\n"
+           + "".join(f"step{s}\tletalone\tall\t{a}\n" for s, a in ((1000, 0.5), (2000, 0.6), (4000, 0.7))))
+
+
+def test_uploaded_summaries_stay_in_the_session(public: str, cache_dir: Path) -> None:
+    """Public mode's stand-in for the folder import: uploaded TSVs join one visitor's view only."""
+    from pfcore.store.published import uploaded_published
+
+    rows = uploaded_published([("semantic.tsv", SUMMARY.encode())], "ORG/tiny-series")
+    assert set(rows["model"]) == {"ORG/tiny-series"} and rows["source"].str.startswith("import@").all()
+    with pytest.raises(InputError) as caught:
+        uploaded_published([("x.tsv", b"db_password\tapi_token\nhunter2\tk\n")], "ORG/m")
+    assert "hunter2" not in str(caught.value) and "db_password" not in str(caught.value)
+    with pytest.raises(InputError, match="ORG/NAME"):
+        uploaded_published([("x.tsv", SUMMARY.encode())], "/srv/folder")
+    at = page("pages/5_Trajectories.py", public)
+    at.session_state["traj_uploaded"] = rows
+    at.run()
+    no_errors(at)
+    assert any("ORG/tiny-series" in o for o in at.selectbox(key="traj_model").options)
+    other = page("pages/5_Trajectories.py", public).run()  # another visitor
+    assert "ORG/tiny-series" not in " ".join(o for s in other.selectbox if s.key == "traj_model" for o in s.options)
+    assert load_results().query("model == 'ORG/tiny-series'").empty
