@@ -224,3 +224,16 @@ def test_uploaded_summaries_stay_in_the_session(public: str, cache_dir: Path) ->
     other = page("pages/5_Trajectories.py", public).run()  # another visitor
     assert "ORG/tiny-series" not in " ".join(o for s in other.selectbox if s.key == "traj_model" for o in s.options)
     assert load_results().query("model == 'ORG/tiny-series'").empty
+
+
+def test_a_failed_load_names_no_server_folder(public: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PFCORE_MODELS_ALLOWED", "ORG/missing")
+
+    def refuse(spec: ModelSpec) -> None:
+        raise ModelLoadError("model path not found or not a model: /srv/secret/models/ORG/missing")
+
+    monkeypatch.setattr(ui_model, "load_model", refuse)
+    at = page("pages/6_Stimuli.py", "ORG/missing").run()
+    assert not at.exception
+    assert any("could not be loaded" in e for e in texts(at.sidebar.error))
+    assert "/srv/secret" not in shown(at)

@@ -2,6 +2,7 @@
 factory (every page, the Run page included, scores through `scorer`)."""
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -15,11 +16,12 @@ from pfcore.scoring.factory import LazyScorer, make_scorer
 from pfcore.scoring.fake import FAKE_MODEL, FakeScorer, fake_enabled
 from pfcore.scoring.methods import ScoringMethod, text_method
 from pfcore.scoring.requests import RequestScorer
-from pfcore.suites.deployment import deployment
+from pfcore.suites.deployment import PUBLIC_NOTE, deployment
 from pfcore.ui.downloads import EXPORT_FORMATS
 from pfcore.ui.errors import message_for
 
 KINDS = ("causal", "masked")
+log = logging.getLogger(__name__)
 MAX_COMPARED = 3  # models beside the sidebar model: four side by side in all
 NAME_HELP = (f"`{DEFAULT_MODEL}` is the embedded default, {DEFAULT_MODEL_TITLE}: no download; instruction "
              "tuning and 4-bit quantization set it apart from the paper's base models. Or a Hugging Face id "
@@ -221,6 +223,15 @@ def is_fake(spec: ModelSpec) -> bool:
     return spec.name == FAKE_MODEL and fake_enabled()
 
 
+def public_load_error(exc: PfcoreError) -> str:
+    """Public mode's account of a failed load: the reason goes to the server's log (it may name the
+    server's folders), the visitor reads what to do."""
+    log.warning("model load failed: %s", exc)
+    text = str(exc)
+    return text if text.startswith(PUBLIC_NOTE) else (
+        f"{PUBLIC_NOTE}: the model could not be loaded; the server's log has the reason for the teacher.")
+
+
 def parameter_count(loaded: LoadedModel) -> int:
     """Number of parameters of a loaded model."""
     return int(sum(p.numel() for p in loaded.model.parameters()))
@@ -239,7 +250,7 @@ def sidebar_model() -> ModelChoice | None:
         with st.sidebar, st.spinner(f"Loading {spec.label}..."):
             loaded, seconds = cached_model(spec)
     except PfcoreError as exc:
-        st.sidebar.error(str(exc))
+        st.sidebar.error(str(exc) if deployment().allows_paths else public_load_error(exc))
         return None
     parameters = parameter_count(loaded)
     st.sidebar.success(f"**{spec.label}** ({spec.kind}) ready: {parameters / 1e6:,.1f}M "
