@@ -17,6 +17,7 @@ from pfcore.plots.accuracy import accuracy_vs_parameters_figure, mark_own_runs
 from pfcore.store.model_sizes import save_extra_models
 from pfcore.store.results import load_results
 from pfcore.store.runs import list_runs
+from pfcore.suites.deployment import PUBLIC_NOTE, deployment
 from pfcore.ui.downloads import chart, download_csv
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.mixed_view import render_mixed_effects
@@ -90,7 +91,9 @@ with shown_errors():
     edited = st.data_editor(sizes_to_edit(results), num_rows="dynamic", hide_index=True, key="models_sizes")
     if "models_refused" in st.session_state:
         st.warning("Not saved: " + "; ".join(st.session_state.pop("models_refused")))
-    if st.button("Save sizes", key="models_save"):
+    if deployment().public:
+        st.caption(f"{PUBLIC_NOTE}: sizes are not saved here, so that no visitor changes what another sees.")
+    elif st.button("Save sizes", key="models_save"):
         kept, refused = save_extra_models(edited)
         st.session_state["models_saved"] = f"Saved {kept} complete row(s)."
         if refused:

@@ -1,4 +1,5 @@
 """Trajectories: accuracy over training checkpoints (the paper's Figures 2-4), published and own."""
+import pandas as pd
 import streamlit as st
 
 from pfcore.analysis.bands import band_note
@@ -33,8 +34,9 @@ from pfcore.analysis.trajectories import (
 from pfcore.paths import published_results_dir
 from pfcore.plots.trajectories import construction_figure, curves_figure, fd_figure
 from pfcore.store.fetch import fetch_and_import
-from pfcore.store.published import bundle_problem
+from pfcore.store.published import bundle_problem, uploaded_published
 from pfcore.store.results import import_folder, load_bundled
+from pfcore.suites.deployment import PUBLIC_NOTE, deployment
 from pfcore.ui.downloads import chart, download_csv, slug
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.links import Param, apply, choice_of, current, opened_query, publish, show_link
@@ -62,6 +64,8 @@ with shown_errors():
     if "traj_message" in state:
         st.success(state.pop("traj_message"))
     table = results_table()
+    if "traj_uploaded" in state:  # public mode: this visitor's uploaded summaries, in the session only
+        table = pd.concat([table, state["traj_uploaded"]], ignore_index=True)
     models = checkpoint_models(table)
     if problem := bundle_problem():
         st.warning(problem)
@@ -182,6 +186,21 @@ with st.expander("Add results: the published summaries, or a folder of them", ex
         with shown_errors(), st.spinner("Loading..."):
             state["traj_message"] = load_bundled()
             st.rerun()
+    if not deployment().allows_paths:
+        st.caption(f"{PUBLIC_NOTE}: folder imports and fetches are off here. Upload published summary TSVs "
+                   "instead: they stay in your session, and nobody else sees them.")
+        uploads = st.file_uploader("Published summary TSVs of one model", type=["tsv"], accept_multiple_files=True,
+                                   key="traj_uploads")
+        owner = st.text_input("The model they belong to (hub id)", key="traj_upload_model",
+                              placeholder="EleutherAI/pythia-160m")
+        if st.button("Add to my view", key="traj_add_uploads", disabled=not uploads):
+            with shown_errors():
+                for upload in uploads or []:
+                    deployment().check_upload(upload.size)
+                state["traj_uploaded"] = uploaded_published([(u.name, u.getvalue()) for u in uploads or []], owner)
+                state["traj_message"] = f"Added {len(state['traj_uploaded']):,} rows to your view (this session only)."
+                st.rerun()
+        st.stop()
     folder = st.text_input("Folder of the published summaries", value=published_results_dir(),
                            key="traj_import_folder", placeholder="path/to/Meaning_Alone/outputs_summary")
     replace = st.checkbox("Replace my earlier import of this folder", key="traj_replace",

@@ -4,6 +4,7 @@ import streamlit as st
 
 from pfcore.plots.regions import region_bars_figure, unscored_regions
 from pfcore.plots.tokens import token_bars_figure
+from pfcore.suites.deployment import deployment
 from pfcore.suites.report import filter_names
 from pfcore.suites.stimuli import analyse_stimuli, read_stimuli_file, stimuli_from_upload, word_bars
 from pfcore.ui.downloads import chart, download_csv, slug
@@ -24,12 +25,14 @@ with shown_errors():
     c1, c2 = st.columns(2)
     upload = c1.file_uploader("Upload a stimuli file", type=["csv", "json"], key="stimuli_upload")
     path = c2.text_input("...or the path of one on this machine", key="stimuli_path",
-                         placeholder="syntactic-generalization/test_suites/json/number_src.json")
+                         placeholder="syntactic-generalization/test_suites/json/number_src.json") \
+        if deployment().allows_paths else ""
     corrected = st.toggle("Beginning-of-word correction", value=True, key="stimuli_corrected",
                           help="Off: a word's surprisal is the plain sum of its tokens' (regions of SyntaxGym "
                                "suites then aggregate token surprisals, as syntaxgym-core does).")
     if upload is None and not path.strip():
-        st.info("Upload a stimuli file or type the path of one.")
+        st.info("Upload a stimuli file or type the path of one." if deployment().allows_paths else
+                "Upload a stimuli file (this server is in public mode: files come by upload only).")
         st.stop()
     if upload is not None and path.strip():
         st.info(f"Scoring the uploaded file **{upload.name}**; the path typed (`{path.strip()}`) is not read. "

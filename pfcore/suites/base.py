@@ -35,6 +35,7 @@ class RunConfig:
     password: str | None = None  # for a password-protected EWoK zip; never recorded
     chunk: int = CHUNK  # requests scored between two commits to the score cache
     out: str | None = None
+    shared: bool = True  # False: the run's rows stay out of the shared results table (public mode)
 
 
 @dataclass

@@ -89,6 +89,8 @@ def run_suite(spec: ModelSpec, config: RunConfig, progress: ProgressView | None 
     record = save_run(manifest, tables, out, suite.published(tables["summary"], spec.revision or "NONE"), rows=rows)
     if cache is not None and earlier.parts:
         _forget_parts(cache, key)
+    if not config.shared:
+        return record
     try:
         add_run_rows(record.path, rows)
     except EnvironmentProblem as exc:

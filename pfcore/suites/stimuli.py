@@ -22,6 +22,7 @@ from pfcore.scoring.requests import Progress, Request, RequestError, RequestScor
 from pfcore.scoring.words import ScoredText, ScoreFn, Word, plain_score, score_texts
 from pfcore.store.cache import ScoreCache, through_cache
 from pfcore.suites import syntaxgym
+from pfcore.suites.deployment import deployment
 from pfcore.suites.intervals import mean_interval
 
 Level = Literal["words", "regions"]
@@ -93,7 +94,8 @@ def _from_suite(label: str, suite: GymSuite) -> Stimuli:
 
 def stimuli_from_upload(name: str, data: bytes) -> Stimuli:
     """Stimuli from an uploaded file's name and bytes (read as a file of that name would be, and
-    refused unwritten when larger than that kind of file may be)."""
+    refused unwritten when larger than that kind of file, or in public mode an upload, may be)."""
+    deployment().check_upload(len(data))
     kind = ReadKind.SUITE if Path(name).suffix.lower() == ".json" else ReadKind.STIMULI
     if len(data) > READ_CAPS[kind]:
         raise too_large(Path(Path(name).name), kind)

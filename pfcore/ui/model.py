@@ -2,6 +2,7 @@
 factory (every page, the Run page included, scores through `scorer`)."""
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from dataclasses import dataclass
@@ -17,10 +18,12 @@ from pfcore.scoring.factory import LazyScorer, shared_scorer
 from pfcore.scoring.fake import FAKE_MODEL, FakeScorer, fake_enabled
 from pfcore.scoring.methods import ScoringMethod, text_method
 from pfcore.scoring.requests import RequestScorer
+from pfcore.suites.deployment import PUBLIC_NOTE, deployment
 from pfcore.ui.downloads import EXPORT_FORMATS
 from pfcore.ui.errors import message_for
 
 KINDS = ("causal", "masked")
+log = logging.getLogger(__name__)
 MAX_COMPARED = 3  # models beside the sidebar model: four side by side in all
 NAME_HELP = (f"`{DEFAULT_MODEL}` is the embedded default, {DEFAULT_MODEL_TITLE}: no download; instruction "
              "tuning and 4-bit quantization set it apart from the paper's base models. Or a Hugging Face id "
@@ -70,20 +73,20 @@ class Models:
 
 
 def model_picker() -> ModelSpec | None:
-    """Sidebar widgets (kept across pages) -> the chosen ModelSpec; None when no name is given."""
+    """Sidebar widgets (kept across pages) -> the chosen ModelSpec; None when no name is given.
+    In public mode the model is picked from the allow-list (no free text, no revision box)."""
     side = st.sidebar
     side.subheader("Model")
+    if deployment().public:
+        return _allowed_picker()
     name = side.text_input("Hub id or local path", value=DEFAULT_MODEL, key="model_name",
                            persist_state="session", help=NAME_HELP)
-    kind = side.radio("Kind", KINDS, horizontal=True, key="model_kind", persist_state="session",
-                      help="causal: next-word models (GPT-style). masked: BERT-style models.")
-    side.radio("Chart export", list(EXPORT_FORMATS), format_func=EXPORT_FORMATS.__getitem__, key="chart_format",
-               persist_state="session", help="what the camera button of every chart's toolbar saves")
+    kind = _kind_picker()
+    chart_format_picker()
     with side.expander("Revision, precision, device"):
         revision = st.text_input("Revision", value="", key="model_revision", persist_state="session",
                                  help="a hub branch, tag or checkpoint such as step1000 (optional)")
-        dtype = st.selectbox("dtype", DTYPES, key="model_dtype", persist_state="session")
-        device = st.selectbox("Device", available_devices(), key="model_device", persist_state="session")
+        dtype, device = _precision_device()
     if not name.strip():
         side.error(f"Type a model name or path (the default is `{DEFAULT_MODEL}`).")
         return None
@@ -91,12 +94,54 @@ def model_picker() -> ModelSpec | None:
                      device=device, kind=kind)  # type: ignore[arg-type]
 
 
+def chart_format_picker() -> None:
+    """The sidebar's choice of what every chart's camera button saves."""
+    st.sidebar.radio("Chart export", list(EXPORT_FORMATS), format_func=EXPORT_FORMATS.__getitem__,
+                     key="chart_format", persist_state="session",
+                     help="what the camera button of every chart's toolbar saves")
+
+
+def _allowed_picker() -> ModelSpec:
+    """Public mode's picker: one of the allowed models (a value from a link or an earlier page that
+    is not allowed is replaced by the first allowed, with the reason), its kind, dtype and device."""
+    side, policy = st.sidebar, deployment()
+    if st.session_state.get("model_name", policy.models_allowed[0]) not in policy.models_allowed:
+        st.session_state["model_name"] = policy.models_allowed[0]
+        side.warning(policy.refusal())
+    label = side.selectbox("Model", policy.models_allowed, key="model_name", persist_state="session",
+                           help="the models this class server offers (its teacher chose them)")
+    kind = _kind_picker()
+    chart_format_picker()
+    with side.expander("Precision, device"):
+        dtype, device = _precision_device()
+    return ModelSpec(dtype=dtype, device=device, kind=kind).with_label(label)  # type: ignore[arg-type]
+
+
+def _kind_picker() -> str:
+    """The sidebar's model kind (kept across pages)."""
+    return str(st.sidebar.radio("Kind", KINDS, horizontal=True, key="model_kind", persist_state="session",
+                                help="causal: next-word models (GPT-style). masked: BERT-style models."))
+
+
+def _precision_device() -> tuple[str, str]:
+    """The dtype and device pickers (kept across pages), in the caller's expander."""
+    dtype = st.selectbox("dtype", DTYPES, key="model_dtype", persist_state="session")
+    device = st.selectbox("Device", available_devices(), key="model_device", persist_state="session")
+    return str(dtype), str(device)
+
+
 def apply_models_link(query: dict[str, list[str]]) -> list[str]:
     """Put a link's `models` (name or name@revision; the first is the sidebar model) into the
-    sidebar before it is drawn; a note when more than the sidebar can compare were given."""
+    sidebar before it is drawn; a note when more than the sidebar can compare were given. In
+    public mode a model not on the allow-list is refused (the note names none of it) and never loads."""
     models = [m.strip() for m in query.get("models", []) if m.strip()]
     if not models:
         return []
+    policy = deployment()
+    if policy.public:
+        allowed = [m for m in models if m in policy.models_allowed]
+        if allowed != models:
+            return [policy.refusal()] + (apply_models_link({"models": allowed}) if allowed else [])
     name, revision = split_label(models[0])
     wanted = {"model_name": (name, DEFAULT_MODEL), "model_revision": (revision or "", ""),
               "model_compare": (models[1:MAX_COMPARED + 1], [])}
@@ -115,9 +160,14 @@ def models_query(choice: ModelChoice | None) -> dict[str, list[str]]:
 def compare_picker(primary: ModelSpec) -> tuple[ModelSpec, ...]:
     """Up to MAX_COMPARED more models (name, folder, .gguf or hub id, with @revision) to score
     side by side with the sidebar model, of the same kind, precision and device."""
-    options = list(dict.fromkeys([DEFAULT_MODEL, *st.session_state.get("model_compare", [])]))
+    policy = deployment()
+    options = list(policy.models_allowed if policy.public else
+                   dict.fromkeys([DEFAULT_MODEL, *st.session_state.get("model_compare", [])]))
+    if policy.public:
+        st.session_state["model_compare"] = [m for m in st.session_state.get("model_compare", []) if m in options]
     picked = st.sidebar.multiselect(
-        "Compare with", [o for o in options if o != primary.label], key="model_compare", accept_new_options=True,
+        "Compare with", [o for o in options if o != primary.label], key="model_compare",
+        accept_new_options=not policy.public,
         max_selections=MAX_COMPARED, persist_state="session",
         help=f"up to {MAX_COMPARED} more models, one per entry: a hub id (add @revision, e.g. "
              "EleutherAI/pythia-160m@step1000), a local folder or a .gguf file; each loads only when a "
@@ -132,7 +182,10 @@ def _load(spec: ModelSpec) -> LoadedModel:
 
 
 def cached_model(spec: ModelSpec) -> LoadedModel:
-    """The loaded model for a spec (cached across reruns and sessions)."""
+    """The loaded model for a spec (cached across reruns and sessions); in public mode only an
+    allowed model ever loads (so no link or page can evict the class's model)."""
+    if not deployment().is_allowed(spec):
+        raise ModelLoadError(deployment().refusal())
     try:
         return _load(spec)
     except PfcoreError:
@@ -162,6 +215,15 @@ def lazy_scorer(spec: ModelSpec) -> RequestScorer:
 def is_fake(spec: ModelSpec) -> bool:
     """Whether the spec names the test stand-in and the environment allows it."""
     return spec.name == FAKE_MODEL and fake_enabled()
+
+
+def public_load_error(exc: PfcoreError) -> str:
+    """Public mode's account of a failed load: the reason goes to the server's log (it may name the
+    server's folders), the visitor reads what to do."""
+    log.warning("model load failed: %s", exc)
+    text = str(exc)
+    return text if text.startswith(PUBLIC_NOTE) else (
+        f"{PUBLIC_NOTE}: the model could not be loaded; the server's log has the reason for the teacher.")
 
 
 def parameter_count(loaded: LoadedModel) -> int:
@@ -194,12 +256,13 @@ def sidebar_model(*, wait: bool = True) -> ModelChoice | None:
         with st.sidebar, st.spinner(f"Loading {spec.label}..."):
             loaded = cached_model(spec)
     except PfcoreError as exc:
-        st.sidebar.error(str(exc))
+        st.sidebar.error(str(exc) if deployment().allows_paths else public_load_error(exc))
         return None
     parameters = parameter_count(loaded)
     st.sidebar.success(f"**{spec.label}** ({spec.kind}) ready: {parameters / 1e6:,.1f}M "
                        f"parameters, loaded in {loaded.seconds:.1f} s")
-    st.sidebar.caption(f"from `{loaded.source}`")
+    if deployment().allows_paths:
+        st.sidebar.caption(f"from `{loaded.source}`")
     return ModelChoice(spec, parameters, compare_picker(spec))
 
 

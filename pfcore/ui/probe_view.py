@@ -49,6 +49,7 @@ from pfcore.scoring.tables import stacked
 from pfcore.store.cache import ScoreCache
 from pfcore.store.results import load_results
 from pfcore.suites.checkpoints import Checkpoint, checkpoints, series_name
+from pfcore.suites.deployment import PUBLIC_NOTE, deployment
 from pfcore.ui.downloads import chart, download_csv, download_json
 from pfcore.ui.errors import message_for
 from pfcore.ui.model import Models
@@ -188,7 +189,11 @@ def no_pair_hint(proposal: Proposal | None) -> str:
 
 def checkpoints_section(request: ProbeRequest, spec: ModelSpec) -> Checkpoint | None:
     """The sentence over a model's training checkpoints; returns the checkpoint opened with the
-    slider (its full view then replaces the sidebar model below), or None."""
+    slider (its full view then replaces the sidebar model below), or None. Off in public mode."""
+    if not deployment().allows_paths:
+        st.caption(f"{PUBLIC_NOTE}: checkpoint folders and revisions are off here; the Trajectories page "
+                   "shows the published checkpoint results.")
+        return None
     state = st.session_state
     with st.expander("Across training checkpoints", expanded="probe_ckpt_table" in state):
         st.markdown("For a model saved at several training steps: a local folder of `step<N>` or `checkpoint-<N>` "

@@ -1,4 +1,5 @@
-"""`python -m pfcore.ui.serve [streamlit options]`: serve the explorer (what `make app` runs).
+"""`python -m pfcore.ui.serve [--public] [streamlit options]`: serve the explorer (what `make app` runs;
+`--public`, what `make app-public` runs, sets PFCORE_PUBLIC=1: public mode for a class server).
 
 The server starts a warm-up thread at once: it loads the default model and builds the scorer
 every session shares, so that the import of torch and transformers, the load and the scorer's
@@ -9,18 +10,21 @@ WARM_UP_AFTER_S at the latest. Meanwhile it counts as a load under way, so the H
 wait for the model (its sidebar says it is loading); a page that scores waits for the load."""
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from pfcore.errors import InputError
 from pfcore.models import ModelSpec
 from pfcore.models.loading import promised
-from pfcore.paths import REPO_ROOT
+from pfcore.paths import MIB, REPO_ROOT
 from pfcore.scoring.factory import shared_scorer
 from pfcore.scoring.methods import text_method
 from pfcore.scoring.requests import Request
+from pfcore.suites.deployment import PUBLIC_VAR, deployment
 
 APP = REPO_ROOT / "app.py"
 WARM_UP_TEXT = "The explorer is getting ready."  # scored once, outside the score cache
@@ -30,7 +34,7 @@ POLL_S = 0.05
 
 def warm_up(spec: ModelSpec | None = None, *, after: Callable[[], bool] | None = None,
             at_most_s: float = WARM_UP_AFTER_S) -> None:
-    """Load a model (the default), build the scorer the sessions share (its checks and word-start
+    """Load a model (the deployment's first), build the scorer the sessions share (its checks and word-start
     tokens) and run one text through it and its word variant; with `after`, first wait until it
     says yes (at most `at_most_s`), the load counting as under way meanwhile. A failure is left
     for the page, which reports it in the sidebar."""
@@ -67,12 +71,25 @@ def use_app_navigation() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Start the warm-up, then streamlit on app.py with the given streamlit options."""
-    threading.Thread(target=warm_up, kwargs={"after": server_started}, name="pfcore-warm-up", daemon=True).start()
+    """Check the deployment settings (exit 2 with the reason when one is bad; `--public` turns
+    public mode on), start the warm-up, then streamlit on app.py with the other options."""
+    options = list(sys.argv[1:] if argv is None else argv)
+    if "--public" in options:
+        options = [o for o in options if o != "--public"]
+        os.environ[PUBLIC_VAR] = "1"
+    try:
+        policy = deployment()
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if policy.public and not any(o.startswith("--server.maxUploadSize") for o in options):
+        options.append(f"--server.maxUploadSize={max(1, policy.upload_cap // MIB)}")  # streamlit refuses more
+    threading.Thread(target=warm_up, args=(policy.first_model(),), kwargs={"after": server_started},
+                     name="pfcore-warm-up", daemon=True).start()
     use_app_navigation()
     from streamlit.web import cli as streamlit_cli
 
-    sys.argv = ["streamlit", "run", str(Path(APP)), *(sys.argv[1:] if argv is None else argv)]
+    sys.argv = ["streamlit", "run", str(Path(APP)), *options]
     return int(streamlit_cli.main() or 0)
 
 
