@@ -4,6 +4,7 @@ from pathlib import Path
 import streamlit as st
 
 from pfcore.items.schema import CONSTRUCTIONS
+from pfcore.names import ModelKind
 from pfcore.plots.accuracy import accuracy_bars_figure
 from pfcore.store.runs import find_run, list_runs, load_run
 from pfcore.suites.registry import PAIRED_FOCUS, get_suite, suites_for
@@ -32,7 +33,7 @@ link_notes = apply([RUN_PARAM], opened) if opened is not None else []
 state.setdefault("run_queue", [])
 state.setdefault("run_finished", [])
 with shown_errors():
-    kind = choice.spec.kind if choice else "causal"
+    kind = choice.spec.kind if choice else ModelKind.CAUSAL
     c1, c2, c3 = st.columns([2, 3, 1])
     suites = c1.multiselect("Suites", [s for s in suites_for(kind) if s in PAIRED_FOCUS], default=["semantic"],
                             format_func=lambda s: get_suite(s).label, key="run_suites")

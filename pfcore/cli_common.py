@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from pfcore.errors import InputError
 from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
+from pfcore.names import ModelKind
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -31,7 +32,8 @@ def add_model_args(parser: argparse.ArgumentParser, kind: bool = True, several: 
     parser.add_argument("--dtype", default="float32", choices=DTYPES)
     parser.add_argument("--device", default="cpu")
     if kind:
-        parser.add_argument("--kind", default="causal", choices=("causal", "masked"))
+        parser.add_argument("--kind", default=ModelKind.CAUSAL.value, choices=tuple(ModelKind),
+                            help="causal: next-word models (GPT-style); masked: BERT-style models")
     parser.add_argument("--trust-remote-code", action="store_true",
                         help="allow a hub model to run its own code (off by default)")
 
@@ -68,7 +70,7 @@ def specs_from_args(args: argparse.Namespace) -> list[ModelSpec]:
     if len(names) > MAX_MODELS:
         raise InputError(f"give at most {MAX_MODELS} models to compare ({len(names)} given)")
     return [ModelSpec(name=name, revision=args.revision, dtype=args.dtype, device=args.device,
-                      kind=getattr(args, "kind", "causal"), trust_remote_code=args.trust_remote_code)
+                      kind=getattr(args, "kind", ModelKind.CAUSAL), trust_remote_code=args.trust_remote_code)
             for name in names]
 
 

@@ -21,6 +21,7 @@ import torch
 from pfcore.errors import InputError
 from pfcore.models.identity import model_identity
 from pfcore.models.loading import LoadedModel
+from pfcore.names import ModelKind
 from pfcore.paths import JsonMemo
 from pfcore.scoring.align import Span
 from pfcore.scoring.methods import ScoringMethod
@@ -100,7 +101,7 @@ class CausalScorer:
     `bow` settings, beginning-of-word masses packed beside them (see `bow_scorer`)."""
 
     def __init__(self, loaded: LoadedModel, settings: ScorerSettings | None = None) -> None:
-        if loaded.spec.kind != "causal":
+        if loaded.spec.kind != ModelKind.CAUSAL:
             raise InputError(f"{loaded.spec.label} is a masked model: causal scoring needs a causal LM")
         self.loaded = loaded
         self.model = loaded.model

@@ -8,6 +8,7 @@ import pandas as pd
 
 from pfcore.items.schema import AffinityItem
 from pfcore.models.spec import ModelSpec
+from pfcore.names import ModelKind
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.suites.base import ItemSuite, ScoreContext
 from pfcore.suites.intervals import mean_interval
@@ -47,7 +48,7 @@ class AffinitySuite(ItemSuite):
 
     name = "affinity"
     label = "Global Affinity (masked models)"
-    kinds = ("masked",)
+    kinds = (ModelKind.MASKED,)
     metric = "global_affinity"
     chance = None
     methods = (ScoringMethod.GLOBAL_AFFINITY,)
@@ -57,7 +58,7 @@ class AffinitySuite(ItemSuite):
         super().method(spec, None)
         return ScoringMethod.GLOBAL_AFFINITY
 
-    def default_method(self, kind: str) -> ScoringMethod:
+    def default_method(self, kind: ModelKind) -> ScoringMethod:
         """Its own masked readout."""
         return ScoringMethod.GLOBAL_AFFINITY
 

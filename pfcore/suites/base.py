@@ -14,6 +14,7 @@ import pandas as pd
 from pfcore.errors import InputError
 from pfcore.models.loading import LoadedModel, load_model
 from pfcore.models.spec import ModelSpec
+from pfcore.names import ModelKind
 from pfcore.scoring.methods import ScoringMethod, check_fits, parse_method, text_method
 from pfcore.scoring.requests import Progress, Reduction, Request, RequestScorer, TokenScores
 from pfcore.store.cache import CHUNK, ScoreCache, ScoreStats, score_cached
@@ -85,7 +86,7 @@ class Suite(ABC):
 
     name: str = ""
     label: str = ""
-    kinds: tuple[str, ...] = ("causal", "masked")  # model kinds it runs on
+    kinds: tuple[ModelKind, ...] = tuple(ModelKind)  # model kinds it runs on
     headline: tuple[str, ...] = ("all",)  # the filters shown first
     metric: str = "accuracy"  # the main number's name in the results table
     chance: float | None = 0.5
@@ -101,7 +102,7 @@ class Suite(ABC):
     def item_ids(self, items: Any) -> list[str]:
         """The stable id of each item, for the manifest's item-set hash."""
 
-    def default_method(self, kind: str) -> ScoringMethod:
+    def default_method(self, kind: ModelKind) -> ScoringMethod:
         """The scoring method a model of this kind gets when none is asked for."""
         return text_method(kind)
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from pfcore.models.spec import ModelSpec
+from pfcore.names import ModelKind
 from pfcore.scoring.methods import ScoringMethod, parse_method
 from pfcore.scoring.requests import Reduction, Request, reduce_all
 from pfcore.suites.base import RunConfig, ScoreContext, Suite, limit_positive
@@ -50,7 +51,7 @@ class BenchmarkSuite(Suite):
     def method(self, spec: ModelSpec, requested: str | None) -> ScoringMethod:
         """Causal log-probs; for masked models the PLL asked for, else PLL (original)."""
         super().method(spec, None)
-        if spec.kind == "causal":
+        if spec.kind == ModelKind.CAUSAL:
             return ScoringMethod.CAUSAL
         chosen = parse_method(requested) if requested else ScoringMethod.PLL_ORIGINAL
         return chosen if chosen.is_pll else ScoringMethod.PLL_ORIGINAL

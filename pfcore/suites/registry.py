@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from pfcore.errors import InputError
+from pfcore.names import ModelKind
 from pfcore.suites import affinity, blimp, comps, ewok, semantic, syntax, syntaxgym
 from pfcore.suites.base import Suite
 
@@ -17,6 +18,6 @@ def get_suite(name: str) -> Suite:
     return SUITES[name]
 
 
-def suites_for(kind: str) -> tuple[str, ...]:
+def suites_for(kind: ModelKind) -> tuple[str, ...]:
     """The suites a model of this kind can run."""
     return tuple(name for name, suite in SUITES.items() if kind in suite.kinds)

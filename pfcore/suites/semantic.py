@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from pfcore.items.schema import MASK, PUBLISHED_NAMES, SemanticItem
+from pfcore.names import ModelKind
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import Reduction, Request, TokenScores, reduce_all
 from pfcore.suites.base import ItemSuite, RunConfig, ScoreContext
@@ -141,9 +142,9 @@ class SemanticSuite(ItemSuite):
     requests_per_item = 2
     methods = tuple(m for m in ScoringMethod if m is not ScoringMethod.GLOBAL_AFFINITY)
 
-    def default_method(self, kind: str) -> ScoringMethod:
+    def default_method(self, kind: ModelKind) -> ScoringMethod:
         """Causal log-probs, or the masked-token readout of the blank for masked models."""
-        return ScoringMethod.CAUSAL if kind == "causal" else ScoringMethod.MASKED_TOKEN
+        return ScoringMethod.CAUSAL if kind == ModelKind.CAUSAL else ScoringMethod.MASKED_TOKEN
 
     def reduction(self, config: RunConfig, method: ScoringMethod) -> Reduction:
         """The configured reduction; the masked-token readout sums a fill's pieces."""

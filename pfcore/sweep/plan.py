@@ -15,7 +15,8 @@ from pfcore.errors import InputError
 from pfcore.items.lexicon import YamlChecker
 from pfcore.items.safe_yaml import compose
 from pfcore.items.schema import CONSTRUCTIONS
-from pfcore.models.spec import DEFAULT_MODEL, DTYPES, Kind, ModelSpec
+from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
+from pfcore.names import ModelKind
 from pfcore.paths import READ_CAPS, ReadKind, cache_subdir, read_bounded, too_large, write_atomic
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import Reduction
@@ -30,7 +31,6 @@ MODEL_KEYS = {"model", "checkpoint-dir", "name", "kind", "dtype", "revisions", "
               "resources"}
 SUITE_KEYS = {"constructions", "items", "limit-blocks", "scoring", "reduction", "bos", "chunk"}
 RESOURCE_KEYS = {"cpus", "gpus"}
-KINDS = ("causal", "masked")
 RETRIES = 3  # times Ray reruns a job whose worker process died
 
 Where = tuple[str | int, ...]
@@ -273,7 +273,8 @@ def _spec(checker: _PlanChecker, entry: dict[str, Any], where: Where, name: str,
     """The model to load (for a checkpoint folder: the settings its checkpoints share)."""
     return ModelSpec(name=name, dtype=checker.choice(entry.get("dtype"), where + ("dtype",), DTYPES, "float32"),
                      device="cuda" if resources.gpus else "cpu",
-                     kind=cast(Kind, checker.choice(entry.get("kind"), where + ("kind",), KINDS, "causal")),
+                     kind=ModelKind(checker.choice(entry.get("kind"), where + ("kind",), tuple(ModelKind),
+                                                   ModelKind.CAUSAL)),
                      trust_remote_code=checker.flag(entry.get("trust-remote-code"), where + ("trust-remote-code",)))
 
 

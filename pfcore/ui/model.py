@@ -11,6 +11,7 @@ import streamlit as st
 from pfcore.errors import ModelLoadError, PfcoreError
 from pfcore.models import DEFAULT_MODEL, LoadedModel, ModelSpec, load_model
 from pfcore.models.spec import DEFAULT_MODEL_TITLE, DTYPES
+from pfcore.names import ModelKind
 from pfcore.scoring.factory import LazyScorer, make_scorer
 from pfcore.scoring.fake import FAKE_MODEL, FakeScorer, fake_enabled
 from pfcore.scoring.methods import ScoringMethod, text_method
@@ -18,7 +19,6 @@ from pfcore.scoring.requests import RequestScorer
 from pfcore.ui.downloads import EXPORT_FORMATS
 from pfcore.ui.errors import message_for
 
-KINDS = ("causal", "masked")
 MAX_COMPARED = 3  # models beside the sidebar model: four side by side in all
 NAME_HELP = (f"`{DEFAULT_MODEL}` is the embedded default, {DEFAULT_MODEL_TITLE}: no download; instruction "
              "tuning and 4-bit quantization set it apart from the paper's base models. Or a Hugging Face id "
@@ -80,7 +80,7 @@ def model_picker() -> ModelSpec | None:
     side.subheader("Model")
     name = side.text_input("Hub id or local path", value=DEFAULT_MODEL, key="model_name",
                            persist_state="session", help=NAME_HELP)
-    kind = side.radio("Kind", KINDS, horizontal=True, key="model_kind", persist_state="session",
+    kind = side.radio("Kind", tuple(ModelKind), horizontal=True, key="model_kind", persist_state="session",
                       help="causal: next-word models (GPT-style). masked: BERT-style models.")
     side.radio("Chart export", list(EXPORT_FORMATS), format_func=EXPORT_FORMATS.__getitem__, key="chart_format",
                persist_state="session", help="what the camera button of every chart's toolbar saves")
@@ -93,7 +93,7 @@ def model_picker() -> ModelSpec | None:
         side.error(f"Type a model name or path (the default is `{DEFAULT_MODEL}`).")
         return None
     return ModelSpec(name=name.strip(), revision=revision.strip() or None, dtype=dtype,
-                     device=device, kind=kind)  # type: ignore[arg-type]
+                     device=device, kind=kind or ModelKind.CAUSAL)
 
 
 def apply_models_link(query: dict[str, list[str]]) -> list[str]:
