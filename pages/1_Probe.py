@@ -4,8 +4,8 @@ its decisions, one decision token by token, and the syntactic manipulations."""
 import streamlit as st
 
 from pfcore.items.schema import CONSTRUCTIONS
+from pfcore.names import Reduction
 from pfcore.probe import FRAME_EXAMPLE, MAX_CHARS, analyze_sentence
-from pfcore.scoring.requests import Reduction
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.links import Param, apply, choice_of, current, opened_query, publish, show_link
 from pfcore.ui.model import apply_models_link, models_query
@@ -24,8 +24,8 @@ reads follow-ups the construction **entails** and ones it **contradicts**, after
 after the same sentence with *or*: a model that knows the construction's meaning moves toward the
 entailed follow-up more with the construction than with *or*. Each such comparison is one
 **decision**; the verdict comes from all of them."""
-REDUCTIONS = {"mean": "mean log-prob per token (the paper's code)",
-              "sum": "sum of log-probs (a departure from the paper: longer follow-ups weigh more)"}
+REDUCTIONS = {Reduction.MEAN: "mean log-prob per token (the paper's code)",
+              Reduction.SUM: "sum of log-probs (a departure from the paper: longer follow-ups weigh more)"}
 MAX_PAIRS = 6
 
 
@@ -114,8 +114,8 @@ with shown_errors():
     probe = found if chosen == found.construction else found.with_construction(chosen)
     st.markdown(f"**Sentence**: {probe.text}  \n**Control**: {probe.control}")
     st.caption(probe.message)
-    reduction: Reduction = "sum" if st.radio("Sentence score", list(REDUCTIONS), format_func=REDUCTIONS.__getitem__,
-                                             key="probe_reduction", persist_state="session") == "sum" else "mean"
+    reduction = Reduction(st.radio("Sentence score", list(REDUCTIONS), format_func=REDUCTIONS.__getitem__,
+                                   key="probe_reduction", persist_state="session") or Reduction.MEAN)
     pairs = [] if probe.fits_frame else pair_inputs()
     if choice is None:
         st.info("Load a model in the sidebar to score the sentence.")

@@ -31,6 +31,11 @@ class Reduction(StrEnum):
     MEAN = "mean"
     SUM = "sum"
 
+    @property
+    def unit(self) -> str:
+        """The unit of a surprisal reduced this way: bits per token (mean) or bits (sum)."""
+        return "bits per token" if self is Reduction.MEAN else "bits"
+
 
 class Construction(StrEnum):
     """The four Paired-Focus constructions, by the name pfcore uses; `words` is how a sentence

@@ -46,7 +46,7 @@ class CheckpointProbe:
 
 
 def probe_checkpoint(scorer: RequestScorer, point: Checkpoint, probe: Probe, pairs: Sequence[tuple[str, str]],
-                     cache: ScoreCache | None, reduction: Reduction = "mean",
+                     cache: ScoreCache | None, reduction: Reduction = Reduction.MEAN,
                      corrected: bool = True) -> CheckpointProbe:
     """Score the sentence's decisions (when it has some: the frame's, or the pairs') and its words at
     one checkpoint (`scorer` is that checkpoint's)."""

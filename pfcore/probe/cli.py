@@ -19,6 +19,7 @@ from pfcore.cli_common import add_checkpoint_args, add_model_args, json_rows, sp
 from pfcore.errors import InputError
 from pfcore.models.loading import clear_loaded
 from pfcore.models.spec import ModelSpec
+from pfcore.names import Reduction
 from pfcore.probe.checkpoints import checkpoint_series, distinct_weights, probe_checkpoint
 from pfcore.probe.detect import Probe, analyze_sentence
 from pfcore.probe.propose import Proposal, propose_followups
@@ -51,7 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--propose", action="store_true", help="print the follow-ups pfcore proposes for the "
                    "sentence, in the paper's form (not scored)")
     p.add_argument("--auto", action="store_true", help="score the proposed follow-ups as a pair (implies --propose)")
-    p.add_argument("--reduction", choices=REDUCTIONS, default="mean",
+    p.add_argument("--reduction", choices=REDUCTIONS, default=Reduction.MEAN.value,
                    help="mean log-prob per token (the paper's code, default) or sum (a departure from it)")
     p.add_argument("--words", action="store_true", help="add the sentence word by word: each word's surprisal "
                    "(bits) with the construction and with 'or', and the difference (needs no follow-up pair)")

@@ -250,12 +250,12 @@ class CausalScorer:
             logits = self.model(input_ids=input_ids, use_cache=False).logits[0, -1]
         return logits.float().log_softmax(-1).cpu().numpy().astype(np.float64)
 
-    def sequence_logprobs(self, texts: Sequence[str], reduction: Reduction = "sum") -> list[float]:
+    def sequence_logprobs(self, texts: Sequence[str], reduction: Reduction = Reduction.SUM) -> list[float]:
         """log P(sentence) reduced over its scored tokens."""
         return reduce_all(self.score([Request("", t) for t in texts]), reduction)
 
     def conditional_logprobs(self, prefixes: Sequence[str], texts: Sequence[str],
-                             reduction: Reduction = "sum") -> list[float]:
+                             reduction: Reduction = Reduction.SUM) -> list[float]:
         """log P(text | prefix) reduced over the text's tokens (prefix and text joined by a space)."""
         if len(prefixes) != len(texts):
             raise InputError("prefixes and continuations must come in pairs")

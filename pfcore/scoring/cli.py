@@ -16,6 +16,7 @@ from pfcore.cli_common import add_model_args, json_rows, positive_int, progress_
 from pfcore.errors import InputError
 from pfcore.items.formats import write_text_atomic
 from pfcore.models.spec import ModelSpec
+from pfcore.names import Reduction
 from pfcore.paths import check_writable_file
 from pfcore.scoring.factory import LazyScorer
 from pfcore.scoring.methods import ScoringMethod
@@ -81,8 +82,8 @@ def as_json(model: str, req: Request, scores: TokenScores, bos: bool) -> dict[st
         "tokens": list(scores.tokens),
         "logprobs": [float(x) for x in scores.logprobs],
         "surprisals_bits": [float(x) for x in scores.surprisals_bits],
-        "sum_logprob": finite(scores.reduce("sum")),
-        "mean_logprob": finite(scores.reduce("mean")),
+        "sum_logprob": finite(scores.reduce(Reduction.SUM)),
+        "mean_logprob": finite(scores.reduce(Reduction.MEAN)),
         "first_token_policy": "bos" if bos else ("scored after prefix" if req.prefix
                                                  else "first token unscored (no BOS)"),
     }
@@ -101,7 +102,7 @@ def table(scores: TokenScores) -> str:
     lines = [f"{'token':<20} {'logprob':>10} {'surprisal(bits)':>16}"]
     for tok, lp, bits in zip(scores.tokens, scores.logprobs, scores.surprisals_bits):
         lines.append(f"{tok!r:<20} {lp:>10.4f} {bits:>16.4f}")
-    lines.append(f"sum logprob {scores.reduce('sum'):.4f}   mean logprob {scores.reduce('mean'):.4f}")
+    lines.append(f"sum logprob {scores.reduce(Reduction.SUM):.4f}   mean logprob {scores.reduce(Reduction.MEAN):.4f}")
     return "\n".join(lines)
 
 

@@ -29,7 +29,7 @@ class RunConfig:
     items_path: str | None = None
     limit_blocks: int | None = None
     scoring: str | None = None  # None: the suite's default for the model's kind
-    reduction: Reduction = "mean"  # the paper's code: minicons' default mean log-prob per token
+    reduction: Reduction = Reduction.MEAN  # the paper's code: minicons' default mean log-prob per token
     bos: bool = False
     corrected: bool = False  # SyntaxGym: regions from BOW-corrected word surprisals, not token sums
     use_cache: bool = True

@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from pfcore.errors import InputError
+from pfcore.names import Reduction
 from pfcore.suites.benchmarks import BenchmarkRule, BenchmarkSuite
 from pfcore.suites.benchmarks_common import (
     Progress,
@@ -112,6 +113,6 @@ def summarize_blimp(scored: pd.DataFrame) -> pd.DataFrame:
     return summarize(scored, "blimp", SUMMARY_GROUPS)
 
 
-SUITE = BenchmarkSuite("blimp", "BLiMP (grammatical vs ungrammatical pairs)", HUB_ID, "sum",
+SUITE = BenchmarkSuite("blimp", "BLiMP (grammatical vs ungrammatical pairs)", HUB_ID, Reduction.SUM,
                        BenchmarkRule(load_blimp, score_blimp, summarize_blimp, conditional=False, needs_password=False),
                        chance=0.5)

@@ -12,6 +12,7 @@ import pandas as pd
 from pfcore.errors import InputError
 from pfcore.items import default_items
 from pfcore.items.schema import CONSTRUCTIONS, Item, SemanticItem, SyntaxItem
+from pfcore.names import Reduction
 from pfcore.scoring.requests import LN2, RequestScorer, TokenScores
 from pfcore.store.cache import score_persistent
 from pfcore.suites import semantic, syntax
@@ -143,7 +144,7 @@ def _score_semantic(scorer: RequestScorer, items: Sequence[SemanticItem]) -> Gro
     """Log P of each fill given the context, log-odds per row, the 4 decisions, token surprisals."""
     requests = semantic.requests(items)
     scores = score_persistent(scorer, requests)
-    rows = semantic.row_scores(items, scores, "mean")
+    rows = semantic.row_scores(items, scores, Reduction.MEAN)
     rows.insert(0, "row", [row_name(i) for i in items])
     labels = [{"row": row_name(i), "fill": fill, "text": semantic.filled(i, fill)}
               for i in items for fill in i.fills[:2]]
@@ -169,7 +170,7 @@ def _score_syntax(scorer: RequestScorer, items: Sequence[SyntaxItem]) -> GroupSc
     """Surprisal of each sentence, the rise of each manipulation over the base (construction
     against "and"), and token surprisals."""
     scores = score_persistent(scorer, syntax.requests(items))
-    rows = syntax.row_scores(items, scores, "mean")
+    rows = syntax.row_scores(items, scores, Reduction.MEAN)
     dec = _bits(syntax.decisions(rows)[["manipulation", "construction", "correct", "rise", "rise_and"]])
     labels = [{"sentence": f"{i.connective} · {i.manipulation}", "text": i.sentence} for i in items]
     return GroupScores(_bits(rows[["connective", "manipulation", "surprisal", "sentence"]]), dec,

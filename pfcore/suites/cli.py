@@ -10,6 +10,7 @@ import sys
 from pfcore.cli_common import add_checkpoint_args, add_model_args, positive_int, progress_bar, spec_from_args
 from pfcore.errors import InputError
 from pfcore.items.schema import CONSTRUCTIONS
+from pfcore.names import Reduction
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.suites.checkpoints import checkpoints, series_name
 from pfcore.suites.registry import SUITES
@@ -59,7 +60,7 @@ def add_run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--password", help="password of a protected EWoK zip (or set PFCORE_EWOK_PASSWORD)")
     p.add_argument("--scoring", choices=[m.value for m in ScoringMethod],
                    help="default: causal for causal models, masked-token for masked ones")
-    p.add_argument("--reduction", choices=("mean", "sum"), default="mean",
+    p.add_argument("--reduction", choices=tuple(Reduction), default=Reduction.MEAN.value,
                    help="log-prob per token (the paper's code) or summed")
     p.add_argument("--bos", action="store_true", help="prepend BOS so first tokens are scored")
     p.add_argument("--corrected", action="store_true", help="syntaxgym: aggregate regions over words "

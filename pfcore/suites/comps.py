@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from pfcore.errors import InputError
+from pfcore.names import Reduction
 from pfcore.suites.benchmarks import BenchmarkRule, BenchmarkSuite
 from pfcore.suites.benchmarks_common import (
     Progress,
@@ -94,6 +95,6 @@ def summarize_comps(scored: pd.DataFrame) -> pd.DataFrame:
     return summarize(scored, "comps", SUMMARY_GROUPS)
 
 
-SUITE = BenchmarkSuite("comps", "COMPS (concept properties)", HUB_ID, "sum",
+SUITE = BenchmarkSuite("comps", "COMPS (concept properties)", HUB_ID, Reduction.SUM,
                        BenchmarkRule(load_comps, score_comps, summarize_comps, conditional=False, needs_password=False),
                        chance=0.5)

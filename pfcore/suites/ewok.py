@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from pfcore.errors import InputError
+from pfcore.names import Reduction
 from pfcore.suites.benchmarks import BenchmarkRule, BenchmarkSuite
 from pfcore.suites.benchmarks_common import (
     ConditionalScorer,
@@ -144,6 +145,6 @@ def summarize_ewok(scored: pd.DataFrame) -> pd.DataFrame:
     return summarize(scored, "ewok", {"domain": "domain_"})
 
 
-SUITE = BenchmarkSuite("ewok", "EWoK (world knowledge)", HUB_ID, "mean",
+SUITE = BenchmarkSuite("ewok", "EWoK (world knowledge)", HUB_ID, Reduction.MEAN,
                        BenchmarkRule(load_ewok, score_ewok, summarize_ewok, conditional=True, needs_password=True),
                        chance=0.25)

@@ -148,7 +148,7 @@ class SemanticSuite(ItemSuite):
 
     def reduction(self, config: RunConfig, method: ScoringMethod) -> Reduction:
         """The configured reduction; the masked-token readout sums a fill's pieces."""
-        return "sum" if method is ScoringMethod.MASKED_TOKEN else config.reduction
+        return Reduction.SUM if method is ScoringMethod.MASKED_TOKEN else config.reduction
 
     def limit(self, items: list[SemanticItem], blocks: int) -> list[SemanticItem]:
         """The first blocks of each construction."""

@@ -150,7 +150,7 @@ class SyntaxGymSuite(Suite):
 
     def reduction(self, config: RunConfig, method: ScoringMethod) -> Reduction:
         """Regions are aggregated with each suite's own metric; sentences are not reduced."""
-        return "sum"
+        return Reduction.SUM
 
     def default_source(self, config: RunConfig) -> str:
         """Suites come only from --items."""

@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from pfcore.errors import InputError
 from pfcore.items.lexicon import YamlChecker
@@ -202,8 +202,8 @@ def _settings(checker: _PlanChecker, suite: str, value: Any, where: Where, base:
         limit_blocks=checker.whole(settings.get("limit-blocks"), where + ("limit-blocks",), 1),
         scoring=(checker.choice(settings.get("scoring"), where + ("scoring",), [m.value for m in ScoringMethod], "")
                  or None),
-        reduction=cast(Reduction, checker.choice(settings.get("reduction"), where + ("reduction",),
-                                                 ("mean", "sum"), "mean")),
+        reduction=Reduction(checker.choice(settings.get("reduction"), where + ("reduction",), tuple(Reduction),
+                                           Reduction.MEAN)),
         bos=checker.flag(settings.get("bos"), where + ("bos",)), chunk=chunk or CHUNK,
         password=os.environ.get("PFCORE_EWOK_PASSWORD") if suite == "ewok" else None)
 

@@ -122,7 +122,7 @@ def _score_checkpoints(probe: Probe, pairs: Sequence[tuple[str, str]], reduction
 def _show_checkpoints(table: pd.DataFrame, points: Sequence[Checkpoint], probe: Probe,
                       reduction: Reduction) -> Checkpoint | None:
     """The checkpoint chart and table, and the slider that opens one checkpoint's full view."""
-    unit = "bits per token" if reduction == "mean" else "bits"
+    unit = reduction.unit
     chart(checkpoint_figure(table, unit, title=f"{probe.text!r} over training"), "probe_checkpoints.html",
           key="probe_checkpoints_chart")
     st.dataframe(table, hide_index=True, column_config={
