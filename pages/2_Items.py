@@ -2,6 +2,7 @@
 import streamlit as st
 
 from pfcore.items.schema import CONSTRUCTIONS
+from pfcore.names import SuiteName
 from pfcore.plots.tokens import token_bars_figure
 from pfcore.suites.blocks import (
     PICKER_LIMIT,
@@ -21,7 +22,7 @@ from pfcore.ui.model import Models
 from pfcore.ui.page import start_page
 
 SHOWN_ROWS = 2000
-SUITES = {"semantic": "Semantic (meaning)", "syntax": "Syntactic (form)"}
+SUITES = {SuiteName.SEMANTIC: "Semantic (meaning)", SuiteName.SYNTAX: "Syntactic (form)"}
 INTRO = """The test items the suites score, as shipped in `data/items/`. **Semantic** items come in
 blocks of 8: a context with the construction or the control *or*, weak and strong focus in either
 order, and a follow-up whose blank is filled with *easier* and *harder*. **Syntactic** items are a
@@ -41,7 +42,7 @@ with shown_errors():
     state.setdefault("items_kind", "semantic")
     show_link(publish("items", current(PARAMS)), notes)
     kind = st.segmented_control("Suite", list(SUITES), format_func=SUITES.__getitem__, required=True, key="items_kind",
-                                persist_state="session") or "semantic"
+                                persist_state="session") or SuiteName.SEMANTIC
     items = item_frame(kind)
     c1, c2, c3, c4 = st.columns(4)
     chosen = ItemFilter(
@@ -50,7 +51,7 @@ with shown_errors():
                                            key=f"items_cxn_{kind}", persist_state="session")),
         scales=tuple(c2.multiselect("Scale", sorted(items["scale"].unique()), key=f"items_scale_{kind}")),
         verbs=tuple(c3.multiselect("Verb", sorted(items["verb"].unique()), key=f"items_verb_{kind}")),
-        conditions=tuple(c4.multiselect("Condition" if kind == "semantic" else "Manipulation",
+        conditions=tuple(c4.multiselect("Condition" if kind == SuiteName.SEMANTIC else "Manipulation",
                                         sorted(items["condition"].unique()), key=f"items_cond_{kind}")),
         search=st.text_input("Search the text", key=f"items_search_{kind}",
                              placeholder="e.g. rock, beautiful, couldn't"))
@@ -66,7 +67,7 @@ with shown_errors():
                          key=f"items_table_{kind}")
     download_csv(rows, f"{kind}_items.csv", "Download these items (CSV)")
 
-    st.subheader("One block, scored" if kind == "semantic" else "One base sentence, scored")
+    st.subheader("One block, scored" if kind == SuiteName.SEMANTIC else "One base sentence, scored")
     clicked = group_of_row(shown, kind, table.selection.rows[0]) if table.selection.rows else None
     linked = state.get(f"items_group_{kind}")
     labels = group_labels(rows, kind, keep=clicked or linked)
@@ -76,7 +77,7 @@ with shown_errors():
         if opened and "block" in opened:
             st.caption(f"block={linked!r} is not among the items shown; the first block is open instead")
         state[f"items_group_{kind}"] = next(iter(labels))
-    group_id = st.selectbox("Block" if kind == "semantic" else "Base sentence", list(labels),
+    group_id = st.selectbox("Block" if kind == SuiteName.SEMANTIC else "Base sentence", list(labels),
                             format_func=labels.__getitem__, key=f"items_group_{kind}", persist_state="session")
     if group_count(rows, kind) > PICKER_LIMIT:
         st.caption(f"The first {PICKER_LIMIT:,} of {group_count(rows, kind):,} blocks are listed; filter the items "
@@ -90,7 +91,7 @@ with shown_errors():
     methods = "; ".join(f"{label}: {s.method.label}" for label, s in models.scorers.items())
     st.caption(f"Scored by {methods}; sentence scores are the mean log-probability per token, as in the paper's "
                "code; every value here is in bits.")
-    if kind == "semantic":
+    if kind == SuiteName.SEMANTIC:
         st.markdown("**Rows**: log-odds = log P(*easier*) − log P(*harder*) of the follow-up given "
                     "the context.")
         st.dataframe(scored.rows, hide_index=True)

@@ -4,6 +4,19 @@ writes as that text in manifests, tables and cache keys; code compares members, 
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import TypeVar
+
+from pfcore.errors import InputError
+
+E = TypeVar("E", bound=StrEnum)
+
+
+def named(names: type[E], text: str, what: str) -> E:
+    """The member of `names` a text spells ("masked" -> ModelKind.MASKED); InputError listing them otherwise."""
+    try:
+        return names(text)
+    except ValueError:
+        raise InputError(f"unknown {what} {text!r}; choose one of {', '.join(names)}") from None
 
 
 class ModelKind(StrEnum):

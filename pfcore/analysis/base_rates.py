@@ -63,7 +63,7 @@ def describe_base_rates(rates: pd.DataFrame, construction: str) -> str:
 def accuracy_over_steps(results: pd.DataFrame, series: str, construction: str) -> pd.Series:
     """A trajectory's semantic accuracy (all items of the construction) by training step, as the
     results table holds it for `series` (empty when no trajectory of it was run or imported)."""
-    rows = results[(results["model"] == series) & (results["suite"] == "semantic")
+    rows = results[(results["model"] == series) & (results["suite"] == SuiteName.SEMANTIC)
                    & (results["construction"] == PUBLISHED_NAMES.get(construction, construction))
                    & (results["filter"] == "all") & (results["metric"] == "accuracy") & results["step"].notna()]
     return rows.groupby("step")["value"].last()

@@ -20,6 +20,7 @@ from pfcore.analysis.models import (
 from pfcore.analysis.reference import load_reference
 from pfcore.items.lexicon import load_lexicon
 from pfcore.items.schema import PF_CONSTRUCTIONS, PUBLISHED_NAMES
+from pfcore.names import SuiteName
 from pfcore.store.model_sizes import extra_models_path, read_extra_models
 from pfcore.store.runs import RunRecord
 
@@ -92,7 +93,7 @@ def side_by_side(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
 
 def run_models(results: pd.DataFrame) -> list[str]:
     """Models with own final semantic runs in the results table (what Figure 1 can place)."""
-    own = results[results["source"].str.startswith(RUN_SOURCE_PREFIX) & (results["suite"] == "semantic")
+    own = results[results["source"].str.startswith(RUN_SOURCE_PREFIX) & (results["suite"] == SuiteName.SEMANTIC)
                   & results["step"].isna()]
     return sorted(own["model"].unique())
 

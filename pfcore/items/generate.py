@@ -16,6 +16,7 @@ from pfcore.items.schema import (
     SyntaxItem,
     build,
 )
+from pfcore.names import SuiteName
 
 # Paper manipulation labels (make_templates.py) <-> ours.
 PAPER_MANIPULATIONS = {"base": "base", "No_NPI": "NPI", "Psuedocleft": "Pseudocleft",
@@ -125,5 +126,5 @@ def generate_affinity(lexicon: Lexicon, constructions: Iterable[str] | str | Non
     return items
 
 
-GENERATORS: dict[str, Callable[..., Sequence[Item]]] = {
-    "semantic": generate_semantic, "syntax": generate_syntax, "affinity": generate_affinity}
+GENERATORS: dict[SuiteName, Callable[..., Sequence[Item]]] = {
+    SuiteName.SEMANTIC: generate_semantic, SuiteName.SYNTAX: generate_syntax, SuiteName.AFFINITY: generate_affinity}

@@ -3,8 +3,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from pfcore.errors import InputError
-from pfcore.names import ModelKind
+from pfcore.names import ModelKind, named
 
 # The embedded default: SmolLM2-135M-Instruct, quantized to 4 bits (Q4_1) in its GGUF file and
 # dequantized to float32 here; instruction tuning and quantization both set it apart from the
@@ -30,7 +29,7 @@ class ModelSpec:
     def __post_init__(self) -> None:
         """The default's old alias becomes its name; a kind given as text becomes a ModelKind."""
         object.__setattr__(self, "name", ALIASES.get(self.name, self.name))
-        object.__setattr__(self, "kind", model_kind(self.kind))
+        object.__setattr__(self, "kind", named(ModelKind, self.kind, "model kind"))
 
     def as_dict(self) -> dict[str, object]:
         """Plain dict for manifests and cache keys."""
@@ -40,11 +39,3 @@ class ModelSpec:
     def label(self) -> str:
         """Short human label: name, plus @revision when one is set."""
         return f"{self.name}@{self.revision}" if self.revision else self.name
-
-
-def model_kind(text: str) -> ModelKind:
-    """The ModelKind a text names ("causal", "masked"); InputError listing the kinds otherwise."""
-    try:
-        return ModelKind(text)
-    except ValueError:
-        raise InputError(f"unknown model kind {text!r}; choose one of {', '.join(ModelKind)}") from None

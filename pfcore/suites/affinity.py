@@ -8,7 +8,7 @@ import pandas as pd
 
 from pfcore.items.schema import AffinityItem
 from pfcore.models.spec import ModelSpec
-from pfcore.names import ModelKind
+from pfcore.names import ModelKind, SuiteName
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.suites.base import ItemSuite, ScoreContext
 from pfcore.suites.intervals import mean_interval
@@ -46,7 +46,7 @@ def _mean_row(construction: str, name: str, values: pd.Series) -> dict[str, obje
 class AffinitySuite(ItemSuite):
     """How strongly a masked model expects the construction's fixed words in place."""
 
-    name = "affinity"
+    name = SuiteName.AFFINITY
     label = "Global Affinity (masked models)"
     kinds = (ModelKind.MASKED,)
     metric = "global_affinity"

@@ -14,7 +14,7 @@ import pandas as pd
 from pfcore.errors import InputError
 from pfcore.models.loading import LoadedModel, load_model
 from pfcore.models.spec import ModelSpec
-from pfcore.names import ModelKind
+from pfcore.names import ModelKind, SuiteName, named
 from pfcore.scoring.methods import ScoringMethod, check_fits, parse_method, text_method
 from pfcore.scoring.requests import Progress, Reduction, Request, RequestScorer, TokenScores
 from pfcore.store.cache import CHUNK, ScoreCache, ScoreStats, score_cached
@@ -24,7 +24,7 @@ from pfcore.store.cache import CHUNK, ScoreCache, ScoreStats, score_cached
 class RunConfig:
     """What to run and how; every field but the password is recorded in the run's manifest."""
 
-    suite: str = "semantic"
+    suite: SuiteName = SuiteName.SEMANTIC
     constructions: tuple[str, ...] = ()  # empty: all
     items_path: str | None = None
     limit_blocks: int | None = None
@@ -36,6 +36,10 @@ class RunConfig:
     password: str | None = None  # for a password-protected EWoK zip; never recorded
     chunk: int = CHUNK  # requests scored between two commits to the score cache
     out: str | None = None
+
+    def __post_init__(self) -> None:
+        """A suite named as text becomes its SuiteName (an unknown one is refused)."""
+        object.__setattr__(self, "suite", named(SuiteName, self.suite, "suite"))
 
 
 @dataclass
@@ -84,7 +88,7 @@ class ScoreContext:
 class Suite(ABC):
     """One test suite: items -> requests -> scores -> rows -> decisions -> summary."""
 
-    name: str = ""
+    name: SuiteName
     label: str = ""
     kinds: tuple[ModelKind, ...] = tuple(ModelKind)  # model kinds it runs on
     headline: tuple[str, ...] = ("all",)  # the filters shown first
@@ -166,7 +170,7 @@ class ItemSuite(Suite):
             from pfcore.items.check import checked_items  # a given file must pass `items check`
 
             items = checked_items(config.items_path)
-            wrong = {i.KIND for i in items} - {self.name}
+            wrong = {i.SUITE for i in items} - {self.name}
             if wrong:
                 raise InputError(f"{config.items_path} holds {', '.join(sorted(wrong))} items, "
                                  f"not {self.name} items")

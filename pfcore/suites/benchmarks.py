@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from pfcore.models.spec import ModelSpec
-from pfcore.names import ModelKind
+from pfcore.names import ModelKind, SuiteName
 from pfcore.scoring.methods import ScoringMethod, parse_method
 from pfcore.scoring.requests import Reduction, Request, reduce_all
 from pfcore.suites.base import RunConfig, ScoreContext, Suite, limit_positive
@@ -31,7 +31,7 @@ class BenchmarkRule:
 class BenchmarkSuite(Suite):
     """A comparison benchmark of Experiment 2 (its construction column is the benchmark's name)."""
 
-    def __init__(self, name: str, label: str, hub_id: str, reduction: Reduction, rule: BenchmarkRule,
+    def __init__(self, name: SuiteName, label: str, hub_id: str, reduction: Reduction, rule: BenchmarkRule,
                  chance: float = 0.5) -> None:
         self.name, self.label, self.hub_id = name, label, hub_id
         self._reduction, self.rule, self.chance = reduction, rule, chance

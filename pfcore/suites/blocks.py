@@ -12,14 +12,14 @@ import pandas as pd
 from pfcore.errors import InputError
 from pfcore.items import default_items
 from pfcore.items.schema import CONSTRUCTIONS, Item, SemanticItem, SyntaxItem
-from pfcore.names import Reduction
+from pfcore.names import Reduction, SuiteName
 from pfcore.scoring.requests import LN2, RequestScorer, TokenScores
 from pfcore.store.cache import score_persistent
 from pfcore.suites import semantic, syntax
 from pfcore.suites.semantic import CONDITIONS
 
-KINDS = ("semantic", "syntax")
-GROUP = {"semantic": "block_id", "syntax": "base_id"}
+KINDS = (SuiteName.SEMANTIC, SuiteName.SYNTAX)
+GROUP = {SuiteName.SEMANTIC: "block_id", SuiteName.SYNTAX: "base_id"}
 SEARCH_MAX = 200
 SEMANTIC_COLUMNS = ("construction", "connective", "condition", "context", "followup", "verb",
                     "noun", "scale", "weak_adj", "strong_adj", "pronoun", "modal", "block_id",
@@ -29,14 +29,14 @@ SYNTAX_COLUMNS = ("construction", "connective", "condition", "sentence", "verb",
                   "item_id")
 
 
-def item_table(kind: str) -> pd.DataFrame:
+def item_table(suite: SuiteName) -> pd.DataFrame:
     """All shipped items of a suite as one table, with a `condition` column to filter on
     (semantic: aligned1..misaligned2; syntax: the manipulation)."""
-    if kind not in KINDS:
-        raise InputError(f"unknown item suite {kind!r}; choose semantic or syntax")
-    items = default_items(kind)
+    if suite not in KINDS:
+        raise InputError(f"unknown item suite {suite!r}; choose semantic or syntax")
+    items = default_items(suite)
     df = pd.DataFrame([vars(i) for i in items])
-    if kind == "semantic":
+    if suite == SuiteName.SEMANTIC:
         df["condition"] = [CONDITIONS[(c, f)][0] for c, f in zip(df["context_order"], df["followup_order"])]
         return df[list(SEMANTIC_COLUMNS)]
     df["condition"] = df["manipulation"]
@@ -73,25 +73,26 @@ def filter_items(df: pd.DataFrame, f: ItemFilter) -> pd.DataFrame:
 PICKER_LIMIT = 500  # blocks a picker lists; a clicked row opens any other
 
 
-def group_count(rows: pd.DataFrame, kind: str) -> int:
+def group_count(rows: pd.DataFrame, suite: SuiteName) -> int:
     """How many blocks (semantic) or base sentences (syntax) the rows hold."""
-    return int(rows[GROUP[kind]].nunique())
+    return int(rows[GROUP[suite]].nunique())
 
 
-def group_of_row(rows: pd.DataFrame, kind: str, position: int) -> str:
+def group_of_row(rows: pd.DataFrame, suite: SuiteName, position: int) -> str:
     """The block (or base) id of the row at a position of the table as shown."""
-    return str(rows.iloc[position][GROUP[kind]])
+    return str(rows.iloc[position][GROUP[suite]])
 
 
-def group_labels(rows: pd.DataFrame, kind: str, limit: int = PICKER_LIMIT, keep: str | None = None) -> dict[str, str]:
+def group_labels(rows: pd.DataFrame, suite: SuiteName, *, limit: int = PICKER_LIMIT,
+                 keep: str | None = None) -> dict[str, str]:
     """Block (semantic) or base sentence (syntax) ids among the rows, with a readable label each:
     the first `limit`, and the block `keep` (a clicked row's) wherever it is."""
-    key = GROUP[kind]
+    key = GROUP[suite]
     unique = rows.drop_duplicates(key)
     firsts = unique.head(limit)
     if keep is not None and keep not in set(firsts[key]):
         firsts = pd.concat([unique[unique[key] == keep], firsts])
-    if kind == "semantic":
+    if suite == SuiteName.SEMANTIC:
         return {r[key]: f"{CONSTRUCTIONS.get(r['construction'], r['construction'])} · {r['verb']} "
                         f"{r['noun']} ({r['weak_adj']} / {r['strong_adj']}) · {r['pronoun']} {r['modal']}"
                 for _, r in firsts.iterrows()}
@@ -123,19 +124,19 @@ def stacked_groups(groups: Mapping[str, GroupScores]) -> GroupScores:
                        stacked({m: g.tokens for m, g in groups.items()}))
 
 
-def group_items(kind: str, group_id: str) -> list[Item]:
+def group_items(suite: SuiteName, group_id: str) -> list[Item]:
     """The items of one semantic block, or of one syntactic base (every connective)."""
-    key = GROUP[kind]
-    items = [i for i in default_items(kind) if getattr(i, key) == group_id]
+    key = GROUP[suite]
+    items = [i for i in default_items(suite) if getattr(i, key) == group_id]
     if not items:
-        raise InputError(f"no {kind} items with {key} {group_id}")
+        raise InputError(f"no {suite} items with {key} {group_id}")
     return items
 
 
-def score_group(scorer: RequestScorer, kind: str, group_id: str) -> GroupScores:
+def score_group(scorer: RequestScorer, suite: SuiteName, group_id: str) -> GroupScores:
     """Score one block (semantic) or one base with its manipulations (syntax) with the model."""
-    items = group_items(kind, group_id)
-    if kind == "semantic":
+    items = group_items(suite, group_id)
+    if suite == SuiteName.SEMANTIC:
         return _score_semantic(scorer, [i for i in items if isinstance(i, SemanticItem)])
     return _score_syntax(scorer, [i for i in items if isinstance(i, SyntaxItem)])
 

@@ -10,7 +10,7 @@ import sys
 from pfcore.cli_common import add_checkpoint_args, add_model_args, positive_int, progress_bar, spec_from_args
 from pfcore.errors import InputError
 from pfcore.items.schema import CONSTRUCTIONS
-from pfcore.names import Reduction
+from pfcore.names import Reduction, SuiteName
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.suites.checkpoints import checkpoints, series_name
 from pfcore.suites.registry import SUITES
@@ -70,7 +70,7 @@ def add_run_args(p: argparse.ArgumentParser) -> None:
                    "to the score cache (what an interruption can lose at most)")
 
 
-def config_from_args(args: argparse.Namespace, suite: str) -> RunConfig:
+def config_from_args(args: argparse.Namespace, suite: SuiteName) -> RunConfig:
     """The RunConfig the arguments describe."""
     constructions = () if args.construction == "all" else (args.construction,)
     return RunConfig(suite=suite, constructions=constructions, items_path=args.items,
@@ -99,11 +99,12 @@ def run(args: argparse.Namespace) -> int:
 
 def trajectory(args: argparse.Namespace) -> int:
     """Run the suites over the checkpoints, skipping what an earlier run finished."""
-    suites = [x.strip() for x in args.suite.split(",") if x.strip()]
-    unknown = set(suites) - set(ALL_SUITES)
-    if unknown or not suites:
+    names = [x.strip() for x in args.suite.split(",") if x.strip()]
+    unknown = set(names) - set(ALL_SUITES)
+    if unknown or not names:
         raise InputError(f"unknown suite(s) {', '.join(sorted(unknown)) or '(none)'}; "
                          f"choose from {', '.join(ALL_SUITES)}")
+    suites = [SuiteName(x) for x in names]
     spec = spec_from_args(args)
     points = checkpoints(spec, args.revisions, args.checkpoint_dir)
     name = series_name(spec, args.checkpoint_dir, args.name)

@@ -16,6 +16,7 @@ from pfcore.items.schema import PUBLISHED_NAMES
 from pfcore.models.identity import weights_identity
 from pfcore.models.loading import resolve_source
 from pfcore.models.spec import ModelSpec
+from pfcore.names import SuiteName
 from pfcore.paths import cache_subdir, check_writable
 from pfcore.scoring.factory import LazyScorer, ScorerSource, cache_identity, scorer_for
 from pfcore.scoring.methods import ScoringMethod
@@ -172,7 +173,7 @@ def run_plan(spec: ModelSpec, state: PlanState, progress_for: ProgressFor | None
     return state
 
 
-def plan_configs(suites: Sequence[str], constructions: Sequence[str], blocks: int,
+def plan_configs(suites: Sequence[SuiteName], constructions: Sequence[str], blocks: int,
                  chunk: int) -> list[RunConfig]:
     """One RunConfig per suite for the chosen constructions; blocks 0 means every block."""
     if not suites:

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from pfcore.items.schema import MASK, PUBLISHED_NAMES, SemanticItem
-from pfcore.names import ModelKind
+from pfcore.names import ModelKind, SuiteName
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import Reduction, Request, TokenScores, reduce_all
 from pfcore.suites.base import ItemSuite, RunConfig, ScoreContext
@@ -136,7 +136,7 @@ def limit_blocks(items: list[SemanticItem], blocks: int) -> list[SemanticItem]:
 class SemanticSuite(ItemSuite):
     """Experiment 1: does the construction move the easier/harder log-odds as it entails?"""
 
-    name = "semantic"
+    name = SuiteName.SEMANTIC
     label = "Semantic (meaning, Experiment 1)"
     headline = MAIN_FILTERS
     requests_per_item = 2

@@ -15,6 +15,7 @@ import pandas as pd
 from pfcore.errors import InputError
 from pfcore.items.formula import Formula, parse_formula
 from pfcore.items.syntaxgym import Condition, GymSuite, read_suite
+from pfcore.names import SuiteName
 from pfcore.scoring.align import aggregate, attached_owners, owners
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import Reduction, Request, RequestScorer, TokenScores
@@ -130,7 +131,7 @@ def score_suites(suites: Sequence[GymSuite], scorer: RequestScorer,
 class SyntaxGymSuite(Suite):
     """Region-based targeted evaluation: the share of items for which each prediction holds."""
 
-    name = "syntaxgym"
+    name = SuiteName.SYNTAXGYM
     label = "SyntaxGym (region surprisal, Hu et al. 2020)"
     headline = tuple(str(i) for i in range(10))
     chance = None

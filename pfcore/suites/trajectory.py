@@ -12,6 +12,7 @@ import pandas as pd
 
 from pfcore.models.identity import weights_identity
 from pfcore.models.loading import clear_loaded
+from pfcore.names import SuiteName
 from pfcore.store.results import duplicate_checkpoints, load_results, withdraw_run
 from pfcore.suites.base import RunConfig
 from pfcore.suites.checkpoints import Checkpoint
@@ -23,7 +24,7 @@ Report = Callable[[str], None]
 SHOWN = ("record", "step", "model", "revision")  # of each done entry, in the table `run_trajectory` returns
 
 
-def run_trajectory(name: str, points: Sequence[Checkpoint], suites: Sequence[str], config: RunConfig,
+def run_trajectory(name: str, points: Sequence[Checkpoint], suites: Sequence[SuiteName], config: RunConfig,
                    report: Report = print, progress_for: Callable[[str], Callable[[int, int], None]] | None = None
                    ) -> pd.DataFrame:
     """Run every suite at every checkpoint that is not done yet with these settings on these weights

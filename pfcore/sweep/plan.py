@@ -16,7 +16,7 @@ from pfcore.items.lexicon import YamlChecker
 from pfcore.items.safe_yaml import compose
 from pfcore.items.schema import CONSTRUCTIONS
 from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
-from pfcore.names import ModelKind
+from pfcore.names import ModelKind, SuiteName
 from pfcore.paths import READ_CAPS, ReadKind, cache_subdir, read_bounded, too_large, write_atomic
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import Reduction
@@ -186,11 +186,11 @@ def _suites(checker: _PlanChecker, value: Any, base: Path) -> tuple[RunConfig, .
         if suite not in SUITES:
             checker.fail(where + (suite,), f"unknown suite (choose from {', '.join(SUITES)})")
             continue
-        configs.append(_settings(checker, suite, settings, where + (suite,), base))
+        configs.append(_settings(checker, SuiteName(suite), settings, where + (suite,), base))
     return tuple(configs)
 
 
-def _settings(checker: _PlanChecker, suite: str, value: Any, where: Where, base: Path) -> RunConfig:
+def _settings(checker: _PlanChecker, suite: SuiteName, value: Any, where: Where, base: Path) -> RunConfig:
     """One suite's run settings (absent ones as `pfcore run` has them)."""
     settings = {} if value is None else checker.mapping(value, where)
     checker.keys(settings, where, SUITE_KEYS)
@@ -205,7 +205,7 @@ def _settings(checker: _PlanChecker, suite: str, value: Any, where: Where, base:
         reduction=Reduction(checker.choice(settings.get("reduction"), where + ("reduction",), tuple(Reduction),
                                            Reduction.MEAN)),
         bos=checker.flag(settings.get("bos"), where + ("bos",)), chunk=chunk or CHUNK,
-        password=os.environ.get("PFCORE_EWOK_PASSWORD") if suite == "ewok" else None)
+        password=os.environ.get("PFCORE_EWOK_PASSWORD") if suite == SuiteName.EWOK else None)
 
 
 def _constructions(checker: _PlanChecker, value: Any, where: Where) -> tuple[str, ...]:
