@@ -21,13 +21,15 @@ from pfcore.analysis.reference import load_reference
 from pfcore.items.lexicon import load_lexicon
 from pfcore.items.schema import PF_CONSTRUCTIONS, PUBLISHED_NAMES
 from pfcore.names import SuiteName
+from pfcore.scoring.methods import ScoringMethod
 from pfcore.store.model_sizes import extra_models_path, read_extra_models
 from pfcore.store.runs import RunRecord
+from pfcore.suites.registry import get_suite
 
-# paper table -> (suite, filter, scale) of the own-run values set beside it
-TABLE_RUNS = {"Table 5": ("semantic", "aligned", 100.0), "Table 6": ("semantic", "aligned", 100.0),
-              "Table 7": ("syntax", "Avg_Test", 100.0), "Table 8": ("affinity", "all", 1.0)}
-PLL = ("pll-original", "pll-l2r")
+# paper table -> the suite whose own runs are set beside it (at the suite's paper_filter)
+TABLE_SUITES = {"Table 5": SuiteName.SEMANTIC, "Table 6": SuiteName.SEMANTIC, "Table 7": SuiteName.SYNTAX,
+                "Table 8": SuiteName.AFFINITY}
+PLL_TABLE = "Table 5"  # the semantic table of PLL scores; Table 6 has the other methods'
 OWN_SUFFIX = " (your run)"
 PAPER_AFFINITY_WORDS = dict(load_lexicon().paper.affinity_words)  # the words Table 8 averages, where not all
 TABLE_NOTES = {"Table 8": "Your runs' Global Affinity is averaged over the fixed words the paper averaged (for "
@@ -38,13 +40,16 @@ TABLE_NOTES = {"Table 8": "Your runs' Global Affinity is averaged over the fixed
 def _own_rows(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
     """Own runs' values in a table's shape: semantic runs beside Tables 5 (PLL) and 6 (the rest),
     syntactic Avg_Test beside Table 7, Global Affinity beside Table 8."""
-    suite, filt, scale = TABLE_RUNS[table]
+    suite = get_suite(TABLE_SUITES[table])
+    scale = 100.0 if suite.percent else 1.0
     rows = []
     for record in runs:
         m = record.manifest
-        if m.suite != suite or (suite == "semantic" and (m.scoring in PLL) != (table == "Table 5")):
+        if m.suite != suite.name or (suite.name == SuiteName.SEMANTIC
+                                     and ScoringMethod(m.scoring).is_pll != (table == PLL_TABLE)):
             continue
-        values = _affinity_on_paper_words(record) if suite == "affinity" else _headline(record, filt)
+        values = (_affinity_on_paper_words(record) if suite.name == SuiteName.AFFINITY
+                  else _headline(record, suite.paper_filter))
         for construction, (value, n) in values.items():
             rows.append({"model": m.model.label, "construction": PUBLISHED_NAMES.get(construction, construction),
                          "value": round(scale * value, 1 if scale > 1 else 3), "n": n,

@@ -51,6 +51,8 @@ class AffinitySuite(ItemSuite):
     kinds = (ModelKind.MASKED,)
     metric = "global_affinity"
     chance = None
+    paired_focus = True
+    percent = False
     methods = (ScoringMethod.GLOBAL_AFFINITY,)
 
     def method(self, spec: ModelSpec, requested: str | None) -> ScoringMethod:

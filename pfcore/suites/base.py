@@ -97,6 +97,11 @@ class Suite(ABC):
     requests_per_item: int = 1
     methods: tuple[ScoringMethod, ...] = (ScoringMethod.CAUSAL, ScoringMethod.PLL_ORIGINAL,
                                           ScoringMethod.PLL_L2R)  # the scoring methods it can use
+    paired_focus: bool = False  # one of the paper's own suites (what the Run page offers)
+    pivoted: bool = False  # its summary prints as construction x headline filter, in percent
+    percent: bool = True  # its main number is a share, read in percent (False: a probability, read as it is)
+    paper_filter: str = "all"  # the filter the paper's tables of models report for it
+    block: str | None = None  # the item field grouping its items into the blocks the Items page browses
 
     @abstractmethod
     def load(self, config: RunConfig) -> Any:

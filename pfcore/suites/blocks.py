@@ -16,10 +16,10 @@ from pfcore.names import Reduction, SuiteName
 from pfcore.scoring.requests import LN2, RequestScorer, TokenScores
 from pfcore.store.cache import score_persistent
 from pfcore.suites import semantic, syntax
+from pfcore.suites.registry import SUITES
 from pfcore.suites.semantic import CONDITIONS
 
-KINDS = (SuiteName.SEMANTIC, SuiteName.SYNTAX)
-GROUP = {SuiteName.SEMANTIC: "block_id", SuiteName.SYNTAX: "base_id"}
+BROWSED = tuple(name for name, suite in SUITES.items() if suite.block)  # the suites the Items page browses
 SEARCH_MAX = 200
 SEMANTIC_COLUMNS = ("construction", "connective", "condition", "context", "followup", "verb",
                     "noun", "scale", "weak_adj", "strong_adj", "pronoun", "modal", "block_id",
@@ -32,8 +32,7 @@ SYNTAX_COLUMNS = ("construction", "connective", "condition", "sentence", "verb",
 def item_table(suite: SuiteName) -> pd.DataFrame:
     """All shipped items of a suite as one table, with a `condition` column to filter on
     (semantic: aligned1..misaligned2; syntax: the manipulation)."""
-    if suite not in KINDS:
-        raise InputError(f"unknown item suite {suite!r}; choose semantic or syntax")
+    block_key(suite)  # refuses a suite the page does not browse
     items = default_items(suite)
     df = pd.DataFrame([vars(i) for i in items])
     if suite == SuiteName.SEMANTIC:
@@ -41,6 +40,15 @@ def item_table(suite: SuiteName) -> pd.DataFrame:
         return df[list(SEMANTIC_COLUMNS)]
     df["condition"] = df["manipulation"]
     return df[list(SYNTAX_COLUMNS)]
+
+
+def block_key(suite: SuiteName) -> str:
+    """The item field that groups a browsed suite's items into blocks (block_id, base_id); InputError
+    for a suite the Items page does not browse."""
+    key = SUITES[suite].block if suite in SUITES else None
+    if key is None:
+        raise InputError(f"unknown item suite {suite!r}; choose {' or '.join(BROWSED)}")
+    return key
 
 
 @dataclass(frozen=True)
@@ -75,19 +83,19 @@ PICKER_LIMIT = 500  # blocks a picker lists; a clicked row opens any other
 
 def group_count(rows: pd.DataFrame, suite: SuiteName) -> int:
     """How many blocks (semantic) or base sentences (syntax) the rows hold."""
-    return int(rows[GROUP[suite]].nunique())
+    return int(rows[block_key(suite)].nunique())
 
 
 def group_of_row(rows: pd.DataFrame, suite: SuiteName, position: int) -> str:
     """The block (or base) id of the row at a position of the table as shown."""
-    return str(rows.iloc[position][GROUP[suite]])
+    return str(rows.iloc[position][block_key(suite)])
 
 
 def group_labels(rows: pd.DataFrame, suite: SuiteName, *, limit: int = PICKER_LIMIT,
                  keep: str | None = None) -> dict[str, str]:
     """Block (semantic) or base sentence (syntax) ids among the rows, with a readable label each:
     the first `limit`, and the block `keep` (a clicked row's) wherever it is."""
-    key = GROUP[suite]
+    key = block_key(suite)
     unique = rows.drop_duplicates(key)
     firsts = unique.head(limit)
     if keep is not None and keep not in set(firsts[key]):
@@ -126,7 +134,7 @@ def stacked_groups(groups: Mapping[str, GroupScores]) -> GroupScores:
 
 def group_items(suite: SuiteName, group_id: str) -> list[Item]:
     """The items of one semantic block, or of one syntactic base (every connective)."""
-    key = GROUP[suite]
+    key = block_key(suite)
     items = [i for i in default_items(suite) if getattr(i, key) == group_id]
     if not items:
         raise InputError(f"no {suite} items with {key} {group_id}")

@@ -7,7 +7,6 @@ from pfcore.suites.base import Suite
 
 SUITES: dict[SuiteName, Suite] = {s.name: s for s in (semantic.SUITE, syntax.SUITE, affinity.SUITE,
                                                  blimp.SUITE, comps.SUITE, ewok.SUITE, syntaxgym.SUITE)}
-PAIRED_FOCUS = ("semantic", "syntax", "affinity")  # the paper's own suites
 
 
 def get_suite(name: str) -> Suite:

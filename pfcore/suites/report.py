@@ -9,8 +9,6 @@ from pfcore.scoring.requests import finite
 from pfcore.store.runs import RunRecord
 from pfcore.suites.registry import get_suite
 
-PIVOTED = ("semantic", "syntax", "syntaxgym")  # accuracy suites printed as construction x filter, in percent
-
 
 def summary_json(record: RunRecord) -> dict[str, object]:
     """The run as one JSON object: accuracy maps construction -> filter -> value."""
@@ -31,7 +29,7 @@ def main_table(suite_name: str, summary: pd.DataFrame) -> str:
     Paired-Focus accuracy suites; affinities as probabilities; every benchmark filter with its
     interval."""
     suite = get_suite(suite_name)
-    if suite_name in PIVOTED:
+    if suite.pivoted:
         main = summary[summary["filter"].isin(suite.headline)]
         wide = main.pivot(index="construction", columns="filter", values="accuracy")
         return (wide[[f for f in suite.headline if f in wide.columns]] * 100).round(1).to_string()

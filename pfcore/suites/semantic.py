@@ -139,6 +139,9 @@ class SemanticSuite(ItemSuite):
     name = SuiteName.SEMANTIC
     label = "Semantic (meaning, Experiment 1)"
     headline = MAIN_FILTERS
+    paired_focus = pivoted = True
+    paper_filter = "aligned"
+    block = "block_id"
     requests_per_item = 2
     methods = tuple(m for m in ScoringMethod if m is not ScoringMethod.GLOBAL_AFFINITY)
 

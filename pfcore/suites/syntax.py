@@ -98,6 +98,9 @@ class SyntaxSuite(ItemSuite):
     name = SuiteName.SYNTAX
     label = "Syntactic (form)"
     headline = TESTS + CONTROLS + tuple(AVERAGES)
+    paired_focus = pivoted = True
+    paper_filter = "Avg_Test"
+    block = "base_id"
 
     def method(self, spec: ModelSpec, requested: str | None) -> ScoringMethod:
         """As for every suite, with masked-token read as PLL (original), as the paper's code does."""

@@ -135,6 +135,7 @@ class SyntaxGymSuite(Suite):
     label = "SyntaxGym (region surprisal, Hu et al. 2020)"
     headline = tuple(str(i) for i in range(10))
     chance = None
+    pivoted = True
     methods = (ScoringMethod.CAUSAL, ScoringMethod.PLL_ORIGINAL, ScoringMethod.PLL_L2R)
 
     def load(self, config: RunConfig) -> GymItems:
