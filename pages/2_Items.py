@@ -2,7 +2,7 @@
 import streamlit as st
 
 from pfcore.items.schema import CONSTRUCTIONS
-from pfcore.names import SuiteName
+from pfcore.names import SuiteName, construction_words
 from pfcore.plots.tokens import token_bars_figure
 from pfcore.suites.blocks import (
     PICKER_LIMIT,
@@ -47,7 +47,7 @@ with shown_errors():
     c1, c2, c3, c4 = st.columns(4)
     chosen = ItemFilter(
         constructions=tuple(c1.multiselect("Construction", sorted(items["construction"].unique()),
-                                           format_func=lambda c: CONSTRUCTIONS.get(c, c),
+                                           format_func=construction_words,
                                            key=f"items_cxn_{kind}", persist_state="session")),
         scales=tuple(c2.multiselect("Scale", sorted(items["scale"].unique()), key=f"items_scale_{kind}")),
         verbs=tuple(c3.multiselect("Verb", sorted(items["verb"].unique()), key=f"items_verb_{kind}")),

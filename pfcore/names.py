@@ -3,6 +3,7 @@ sentence-score reductions. They are StrEnums, so a member equals its value ("cau
 writes as that text in manifests, tables and cache keys; code compares members, never literals."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
 from typing import TypeVar
 
@@ -69,9 +70,36 @@ class Construction(StrEnum):
         """The name in the paper's published semantic summaries ("letalone")."""
         return self.value.replace("_", "")
 
+    @property
+    def heading(self) -> str:
+        """The name a figure's title gives it ("Let alone"); `title` would shadow str.title."""
+        return self.words.capitalize()
+
     @classmethod
     def parse(cls, text: str) -> Construction | None:
         """The construction any of its three spellings names ("let_alone", "let alone",
         "letalone", any case), or None."""
         key = "".join(text.lower().split()).replace("_", "")
         return next((c for c in cls if c.published == key), None)
+
+
+def construction_words(label: str) -> str:
+    """A construction column's label as a sentence writes it ("letalone" -> "let alone"); see `_respelled`."""
+    return _respelled(label, lambda c: c.words)
+
+
+def published_name(label: str) -> str:
+    """A construction column's label as the published summaries spell it ("let_alone" -> "letalone")."""
+    return _respelled(label, lambda c: c.published)
+
+
+def construction_title(label: str) -> str:
+    """A construction column's label as a figure titles it ("letalone" -> "Let alone")."""
+    return _respelled(label, lambda c: c.heading)
+
+
+def _respelled(label: str, spelling: Callable[[Construction], str]) -> str:
+    """A construction named in any of its spellings, in one spelling; any other label of a construction
+    column (an average, a benchmark, the control "and") as it is."""
+    found = Construction.parse(label)
+    return spelling(found) if found else label

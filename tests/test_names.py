@@ -7,6 +7,7 @@ import json
 from dataclasses import replace
 
 from pfcore.models.spec import ModelSpec
+from pfcore.names import construction_title, construction_words, published_name
 from pfcore.scoring.factory import cache_identity
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.store.cache import namespace, request_key
@@ -105,3 +106,11 @@ def test_item_ids_are_as_before() -> None:
     for suite in ("semantic", "syntax", "affinity"):
         item = default_items(suite)[0]
         assert computed_ids(item) == {k: getattr(item, k) for k in computed_ids(item)}
+
+
+def test_a_construction_column_is_respelled_in_one_place() -> None:
+    for label in ("let_alone", "let alone", "letalone", "Let Alone"):
+        assert (construction_words(label), published_name(label), construction_title(label)) == (
+            "let alone", "letalone", "Let alone")
+    for other in ("and", "pf_avg", "blimp"):  # the control, an average, a benchmark: left as they are
+        assert construction_words(other) == published_name(other) == construction_title(other) == other

@@ -19,8 +19,8 @@ from pfcore.analysis.models import (
 )
 from pfcore.analysis.reference import load_reference
 from pfcore.items.lexicon import load_lexicon
-from pfcore.items.schema import PF_CONSTRUCTIONS, PUBLISHED_NAMES
-from pfcore.names import SuiteName
+from pfcore.items.schema import PF_CONSTRUCTIONS
+from pfcore.names import SuiteName, published_name
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.store.model_sizes import extra_models_path, read_extra_models
 from pfcore.store.runs import RunRecord
@@ -51,7 +51,7 @@ def _own_rows(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
         values = (_affinity_on_paper_words(record) if suite.name == SuiteName.AFFINITY
                   else _headline(record, suite.paper_filter))
         for construction, (value, n) in values.items():
-            rows.append({"model": m.model.label, "construction": PUBLISHED_NAMES.get(construction, construction),
+            rows.append({"model": m.model.label, "construction": published_name(construction),
                          "value": round(scale * value, 1 if scale > 1 else 3), "n": n,
                          "source": f"{RUN_SOURCE_PREFIX}{m.run_id}"})
     return pd.DataFrame(rows, columns=["model", "construction", "value", "n", "source"])

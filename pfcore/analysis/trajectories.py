@@ -14,7 +14,8 @@ from pfcore.analysis.fdcorr import FDCorrelation, fd_correlation
 from pfcore.analysis.models import RUN_SOURCE_PREFIX
 from pfcore.analysis.series import available_series, series_sources, trajectories
 from pfcore.errors import InputError
-from pfcore.items.schema import CONSTRUCTIONS, PF_CONSTRUCTIONS, PUBLISHED_NAMES
+from pfcore.items.schema import PF_CONSTRUCTIONS
+from pfcore.names import construction_words
 from pfcore.store.published import (
     BUNDLED_PREFIX,
     EARLIER,
@@ -38,7 +39,6 @@ FIGURE3_FILTERS = ("aligned", "misaligned")
 FD_X = "pf_avg:aligned"
 FD_YS = ("syntax:Avg_Test", "pf_avg:misaligned", "ewok:domain_physical-relations")
 MIN_CHECKPOINTS = 4  # fd_correlation needs 4 shared checkpoints (3 changes)
-CONSTRUCTION_WORDS = {PUBLISHED_NAMES[name]: words for name, words in CONSTRUCTIONS.items()}
 
 
 
@@ -176,7 +176,7 @@ def readable_series(name: str) -> str:
     "letalone:aligned" -> "let alone (plausible)"."""
     base, _, metric = name.partition("@")
     construction, _, filt = base.partition(":")
-    what = AVERAGE_NAMES.get(construction) or CONSTRUCTION_WORDS.get(construction, construction)
+    what = AVERAGE_NAMES.get(construction) or construction_words(construction)
     detail = READABLE_FILTERS.get(filt) or filt.removeprefix("domain_").removeprefix("paradigm_").replace("_", " ")
     return f"{what} ({detail})" + (f", {metric}" if metric else "")
 

@@ -7,20 +7,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, TypeVar
 
-from pfcore.names import SuiteName
+from pfcore.names import Construction, SuiteName
 from pfcore.scoring.requests import BLANK
 
-# Construction name -> its fixed words, as the published files name them.
-CONSTRUCTIONS: dict[str, str] = {
-    "let_alone": "let alone",
-    "much_less": "much less",
-    "not_to_mention": "not to mention",
-    "never_mind": "never mind",
-}
-# The same constructions as the published per-checkpoint summaries spell them (semantic files:
-# "letalone"; syntactic files use the words themselves, as CONSTRUCTIONS gives them).
-PUBLISHED_NAMES: dict[str, str] = {name: words.replace(" ", "") for name, words in CONSTRUCTIONS.items()}
-PF_CONSTRUCTIONS: tuple[str, ...] = tuple(PUBLISHED_NAMES.values())
+# Construction name -> its fixed words, as the published files name them (names.Construction spells both).
+CONSTRUCTIONS: dict[str, str] = {c.value: c.words for c in Construction}
+# The constructions as the published per-checkpoint semantic summaries spell them ("letalone").
+PF_CONSTRUCTIONS: tuple[str, ...] = tuple(c.published for c in Construction)
 SYNTAX_CONTROL = "and"  # the syntactic suite's control "construction"
 MASK = BLANK  # the blank of a semantic follow-up
 FILLS: tuple[str, str] = ("easier", "harder")

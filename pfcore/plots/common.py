@@ -1,11 +1,7 @@
-"""Pieces every figure builder shares: input checks and display names."""
+"""Pieces every figure builder shares: input checks."""
 from __future__ import annotations
 
 import pandas as pd
-
-from pfcore.items.schema import CONSTRUCTIONS, PUBLISHED_NAMES
-
-CONSTRUCTION_TITLES = {PUBLISHED_NAMES[name]: words.capitalize() for name, words in CONSTRUCTIONS.items()}
 
 
 def require_columns(df: pd.DataFrame, columns: tuple[str, ...], what: str) -> None:

@@ -11,8 +11,8 @@ import pandas as pd
 
 from pfcore.errors import InputError
 from pfcore.items import default_items
-from pfcore.items.schema import CONSTRUCTIONS, Item, SemanticItem, SyntaxItem
-from pfcore.names import Reduction, SuiteName
+from pfcore.items.schema import Item, SemanticItem, SyntaxItem
+from pfcore.names import Construction, Reduction, SuiteName
 from pfcore.scoring.requests import LN2, RequestScorer, TokenScores
 from pfcore.store.cache import score_persistent
 from pfcore.suites import semantic, syntax
@@ -101,7 +101,7 @@ def group_labels(rows: pd.DataFrame, suite: SuiteName, *, limit: int = PICKER_LI
     if keep is not None and keep not in set(firsts[key]):
         firsts = pd.concat([unique[unique[key] == keep], firsts])
     if suite == SuiteName.SEMANTIC:
-        return {r[key]: f"{CONSTRUCTIONS.get(r['construction'], r['construction'])} · {r['verb']} "
+        return {r[key]: f"{Construction(r['construction']).words} · {r['verb']} "
                         f"{r['noun']} ({r['weak_adj']} / {r['strong_adj']}) · {r['pronoun']} {r['modal']}"
                 for _, r in firsts.iterrows()}
     return {r[key]: f"{r['verb']} {r['noun']} ({r['weak_adj']} / {r['strong_adj']}) · {r['pronoun']} "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from pfcore.items.schema import CONSTRUCTIONS, PUBLISHED_NAMES
+from pfcore.names import construction_words, published_name
 from pfcore.scoring.requests import finite
 from pfcore.store.runs import RunRecord
 from pfcore.suites.registry import get_suite
@@ -49,7 +49,7 @@ def run_label(record: RunRecord) -> str:
     """A run as one line: when, suite, constructions, model, items."""
     m = record.manifest
     names = m.constructions or tuple(dict.fromkeys(record.summary["construction"].astype(str)))
-    constructions = ", ".join(CONSTRUCTIONS.get(c, c) for c in names)
+    constructions = ", ".join(construction_words(c) for c in names)
     return (f"{m.created.replace('T', ' ')[:19]} · {m.suite} ({constructions}) · {m.model.label} · "
             f"{m.items.count:,} items")
 
@@ -57,5 +57,5 @@ def run_label(record: RunRecord) -> str:
 def shown_summary(summary: pd.DataFrame, filters: list[str]) -> pd.DataFrame:
     """The chosen filters' rows, constructions named as in the paper's figures."""
     rows = summary[summary["filter"].isin(filters)].copy()
-    rows["construction"] = rows["construction"].map(lambda c: PUBLISHED_NAMES.get(c, c))
+    rows["construction"] = rows["construction"].map(published_name)
     return rows.reset_index(drop=True)

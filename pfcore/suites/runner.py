@@ -12,11 +12,10 @@ import numpy as np
 import pandas as pd
 
 from pfcore.errors import EnvironmentProblem, InputError
-from pfcore.items.schema import PUBLISHED_NAMES
 from pfcore.models.identity import weights_identity
 from pfcore.models.loading import resolve_source
 from pfcore.models.spec import ModelSpec
-from pfcore.names import SuiteName
+from pfcore.names import SuiteName, published_name
 from pfcore.paths import cache_subdir, check_writable
 from pfcore.scoring.factory import LazyScorer, ScorerSource, cache_identity, scorer_for
 from pfcore.scoring.methods import ScoringMethod
@@ -107,7 +106,7 @@ def results_rows(m: Manifest, summary: pd.DataFrame, metric: str = "accuracy",
     return pd.DataFrame({
         "model": label.model, "revision": label.revision,
         "step": pd.array([label.step] * len(long), dtype="Int64"),
-        "suite": m.suite, "construction": long["construction"].map(lambda c: PUBLISHED_NAMES.get(c, c)),
+        "suite": m.suite, "construction": long["construction"].map(published_name),
         "filter": long["filter"], "metric": long["metric"].replace({"accuracy": metric}),
         "value": long["value"].astype(float), "source": f"pfcore run {m.run_id}",
         "weights_sha256": m.model.weights_sha256,

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from pfcore.items.schema import MASK, PUBLISHED_NAMES, SemanticItem
-from pfcore.names import ModelKind, SuiteName
+from pfcore.items.schema import MASK, SemanticItem
+from pfcore.names import Construction, ModelKind, SuiteName, published_name
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import Reduction, Request, TokenScores, reduce_all
 from pfcore.suites.base import ItemSuite, RunConfig, ScoreContext
@@ -111,14 +111,14 @@ def decision_counts(items: Sequence[SemanticItem]) -> pd.DataFrame:
     it: columns construction (as the published summaries spell it), filter, n."""
     blank = np.zeros(len(items))
     dec = decisions(rows_from_logps(items, blank, blank))
-    return pd.DataFrame([{"construction": PUBLISHED_NAMES[str(c)], "filter": name, "n": int(mask.sum())}
+    return pd.DataFrame([{"construction": Construction(c).published, "filter": name, "n": int(mask.sum())}
                          for c, part in dec.groupby("construction", sort=False)
                          for name, mask in filter_masks(part).items()])
 
 
 def published_summary(summary: pd.DataFrame, revision: str) -> pd.DataFrame:
     """The summary in the published outputs_summary layout (letalone, world_knowledge_filter)."""
-    return pd.DataFrame({"revision": revision, "construction": summary["construction"].map(PUBLISHED_NAMES),
+    return pd.DataFrame({"revision": revision, "construction": summary["construction"].map(published_name),
                          "world_knowledge_filter": summary["filter"], "accuracy": summary["accuracy"]})
 
 
