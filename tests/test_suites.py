@@ -226,3 +226,15 @@ def test_lazy_pll_scorer_keys_equal_the_loaded_scorers(tiny_bert: Path) -> None:
     for scoring in (ScoringMethod.PLL_ORIGINAL, ScoringMethod.PLL_L2R):
         loaded = make_scorer(load_model(spec), scoring, config.bos)
         assert LazyScorer(spec, scoring, config.bos).cache_identity() == loaded.cache_identity()
+
+
+@pytest.mark.parametrize("suite", ["blimp", "comps", "ewok"])
+def test_benchmark_refuses_a_scoring_it_cannot_use(suite: str) -> None:
+    bench, masked, causal = get_suite(suite), ModelSpec("bert-base-uncased", kind="masked"), ModelSpec("gpt2")
+    with pytest.raises(InputError, match="cannot use scoring 'masked-token'"):
+        bench.method(masked, "masked-token")
+    with pytest.raises(InputError, match="does not fit"):
+        bench.method(causal, "pll-l2r")
+    assert (bench.method(masked, None), bench.method(masked, "pll-l2r")) == (ScoringMethod.PLL_ORIGINAL,
+                                                                             ScoringMethod.PLL_L2R)
+    assert bench.method(causal, None) == bench.method(causal, "causal") == ScoringMethod.CAUSAL

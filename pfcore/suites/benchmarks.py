@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from pfcore.models.spec import ModelSpec
-from pfcore.names import ModelKind, SuiteName
-from pfcore.scoring.methods import ScoringMethod, parse_method
+from pfcore.names import SuiteName
+from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import Reduction, Request, reduce_all
 from pfcore.suites.base import RunConfig, ScoreContext, Suite, limit_positive
 
@@ -48,13 +48,6 @@ class BenchmarkSuite(Suite):
         """The benchmark's content-hash ids."""
         return list(items["item_id"])
 
-    def method(self, spec: ModelSpec, requested: str | None) -> ScoringMethod:
-        """Causal log-probs; for masked models the PLL asked for, else PLL (original)."""
-        super().method(spec, None)
-        if spec.kind == ModelKind.CAUSAL:
-            return ScoringMethod.CAUSAL
-        chosen = parse_method(requested) if requested else ScoringMethod.PLL_ORIGINAL
-        return chosen if chosen.is_pll else ScoringMethod.PLL_ORIGINAL
 
     def reduction(self, config: RunConfig, method: ScoringMethod) -> Reduction:
         """The reduction the paper used for this benchmark."""
