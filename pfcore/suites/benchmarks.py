@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from pfcore.models.spec import ModelSpec
 from pfcore.names import SuiteName
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import Reduction, Request, reduce_all
