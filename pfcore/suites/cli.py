@@ -59,7 +59,10 @@ def add_run_args(p: argparse.ArgumentParser) -> None:
                    "of each construction; for benchmarks the first N items (per BLiMP paradigm)")
     p.add_argument("--password", help="password of a protected EWoK zip (or set PFCORE_EWOK_PASSWORD)")
     p.add_argument("--scoring", choices=[m.value for m in ScoringMethod],
-                   help="default: causal for causal models, masked-token for masked ones")
+                   help="causal models: causal, in every suite. Masked models: semantic reads the blank "
+                   "(masked-token, the default) or takes pll-original or pll-l2r; syntax, syntaxgym and the "
+                   "benchmarks take pll-original (default) or pll-l2r (syntax reads masked-token as "
+                   "pll-original); affinity always uses its own global-affinity")
     p.add_argument("--reduction", choices=tuple(Reduction), default=Reduction.MEAN.value,
                    help="log-prob per token (the paper's code) or summed")
     p.add_argument("--bos", action="store_true", help="prepend BOS so first tokens are scored")
