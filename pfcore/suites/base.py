@@ -31,7 +31,7 @@ class RunConfig:
     scoring: str | None = None  # None: the suite's default for the model's kind
     reduction: Reduction = Reduction.MEAN  # the paper's code: minicons' default mean log-prob per token
     bos: bool = False
-    corrected: bool = False  # SyntaxGym: regions from BOW-corrected word surprisals, not token sums
+    corrected: bool = True  # SyntaxGym, causal models: regions from BOW-corrected words, not token sums
     use_cache: bool = True
     password: str | None = None  # for a password-protected EWoK zip; never recorded
     chunk: int = CHUNK  # requests scored between two commits to the score cache

@@ -66,8 +66,9 @@ def add_run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reduction", choices=tuple(Reduction), default=Reduction.MEAN.value,
                    help="log-prob per token (the paper's code) or summed")
     p.add_argument("--bos", action="store_true", help="prepend BOS so first tokens are scored")
-    p.add_argument("--corrected", action="store_true", help="syntaxgym: aggregate regions over words "
-                   "with the beginning-of-word correction instead of over token surprisals")
+    p.add_argument("--corrected", action=argparse.BooleanOptionalAction, default=True,
+                   help="syntaxgym, causal models: regions summed over words with the beginning-of-word "
+                   "correction (default); --no-corrected sums token surprisals, as syntaxgym-core does")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the score cache")
     p.add_argument("--chunk", type=positive_int, default=2048, help="requests scored between two commits "
                    "to the score cache (what an interruption can lose at most)")

@@ -118,6 +118,7 @@ def _manifest(suite: Suite, spec: ModelSpec, config: RunConfig, method: ScoringM
     """Everything needed to know what produced a run's numbers (never the EWoK password)."""
     settings = {k: v for k, v in asdict(config).items() if k != "password"}
     settings["reduction"] = suite.reduction(config, method)
+    settings["corrected"] = config.corrected and method is ScoringMethod.CAUSAL  # the BOW correction is causal
     settings["first_token"] = ("BOS prepended, first word scored" if config.bos
                                else "no BOS: first token of a whole sentence unscored (minicons default)")
     model = ModelRecord(spec.name, spec.revision, spec.dtype, spec.device, spec.kind, spec.trust_remote_code,

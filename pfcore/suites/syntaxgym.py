@@ -1,8 +1,9 @@
 """SyntaxGym test suites (Hu et al. 2020) as a pfcore suite: each condition's sentence is scored
 whole, its token surprisals (bits) are aggregated per region with the suite's metric as
-syntaxgym-core does (uncorrected, first token unscored without BOS), or, with `corrected`, the
-metric runs over the region's words with the beginning-of-word correction; each item's prediction
-formulas are evaluated on those region values. Masked models give PLL token scores instead."""
+syntaxgym-core does (uncorrected, first token unscored without BOS), or, with `corrected` (the
+default, for causal models), the metric runs over the region's words with the beginning-of-word
+correction; each item's prediction formulas are evaluated on those region values. Masked models
+give PLL token scores instead."""
 from __future__ import annotations
 
 import math
@@ -116,10 +117,9 @@ def summarize(decided: pd.DataFrame) -> pd.DataFrame:
 def score_suites(suites: Sequence[GymSuite], scorer: RequestScorer,
                  score: ScoreFn, corrected: bool) -> pd.DataFrame:
     """Region rows of every suite, scored in one pass (shared sentences once); the text of the
-    suites' formulas rides along in `rows.attrs` for `SyntaxGymSuite.decide`."""
-    if corrected and scorer.bow_scorer() is None:
-        raise InputError("--corrected needs a causal model: the beginning-of-word correction does not "
-                         "apply to masked models (their regions use PLL token scores)")
+    suites' formulas rides along in `rows.attrs` for `SyntaxGymSuite.decide`. The correction is a
+    causal model's: a masked model's regions keep their PLL token sums."""
+    corrected = corrected and scorer.bow_scorer() is not None
     requests = [condition_requests(s) for s in suites]
     scored = iter(score_texts(scorer, [r for part in requests for r in part], score, corrected))
     rows = pd.concat([region_rows(s, [next(scored) for _ in part], corrected)
