@@ -2,9 +2,9 @@
 per region with the model in the sidebar; SyntaxGym's predictions and the long tables to download."""
 import streamlit as st
 
-from pfcore.analysis.regions import analyse_stimuli, read_stimuli_file, stimuli_from_upload, word_bars
 from pfcore.plots.regions import region_bars_figure
 from pfcore.plots.tokens import token_bars_figure
+from pfcore.suites.stimuli import analyse_stimuli, read_stimuli_file, stimuli_from_upload, word_bars
 from pfcore.ui.downloads import chart, download_csv, slug
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.model import scorer
@@ -23,7 +23,7 @@ with shown_errors():
     c1, c2 = st.columns(2)
     upload = c1.file_uploader("Upload a stimuli file", type=["csv", "json"], key="stimuli_upload")
     path = c2.text_input("...or the path of one on this machine", key="stimuli_path",
-                         placeholder="../shared/data/syntaxgym/suites/number_src.json")
+                         placeholder="syntactic-generalization/test_suites/json/number_src.json")
     corrected = st.toggle("Beginning-of-word correction", value=True, key="stimuli_corrected",
                           help="Off: a word's surprisal is the plain sum of its tokens' (regions of SyntaxGym "
                                "suites then aggregate token surprisals, as syntaxgym-core does).")

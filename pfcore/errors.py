@@ -49,6 +49,11 @@ class EnvironmentProblem(InputError):
     long): the message names the path and the remedy; work already saved is kept."""
 
 
+def first_line(exc: BaseException) -> str:
+    """The first line of an error's message (its type's name when the message is empty)."""
+    return (str(exc).splitlines() or [type(exc).__name__])[0]
+
+
 def environment_errno(exc: BaseException) -> int | None:
     """The refusal an error stands for (an errno of REMEDIES), or None when it is something else:
     OSError by its errno, SQLite and safetensors errors (and their causes) by their words."""
@@ -75,6 +80,6 @@ def environment_problem(exc: BaseException, path: object = None, what: str = "",
         return None
     where = path if path is not None else getattr(exc, "filename", None)
     target = " ".join(str(p) for p in (what, where) if p) or "a file"
-    reason = getattr(exc, "strerror", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
+    reason = getattr(exc, "strerror", None) or first_line(exc)
     return EnvironmentProblem(f"cannot {action} {target} ({reason}): {REMEDIES[code]}; nothing saved "
                               "before was changed")

@@ -23,6 +23,7 @@ from tests.hub_cache import HubSeries, build_hub_series  # noqa: E402
 REPO_CACHE = Path(__file__).resolve().parents[1] / "cache"
 REFERENCE_VAR = "PFCORE_REFERENCE_DATA"
 DEFAULT_REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+PAPER_VAR = "PFCORE_PAPER"
 # Made-up minimal pairs in BLiMP's format (not BLiMP items): paradigm -> (good, bad) pairs.
 TOY_BLIMP = {
     "passive_1": [("The cake was eaten by Sam.", "The cake was arrived by Sam."),
@@ -122,6 +123,21 @@ def shared_data() -> Path:
     if not folder.is_dir():
         pytest.skip(f"reference data not found at {folder} (set {REFERENCE_VAR} to its folder)")
     return folder
+
+
+def paper_text_file() -> Path:
+    """Where the paper's text is: $PFCORE_PAPER, else paper/paired-focus-paper.txt beside the
+    reference data folder."""
+    return Path(os.environ.get(PAPER_VAR) or reference_data().parent / "paper" / "paired-focus-paper.txt")
+
+
+@pytest.fixture(scope="session")
+def paper_text() -> Path:
+    """The paper's text file (see `paper_text_file`); skips where it is absent."""
+    path = paper_text_file()
+    if not path.is_file():
+        pytest.skip(f"the paper's text not found at {path} (set {PAPER_VAR} to its file)")
+    return path
 
 
 @pytest.fixture(scope="session")

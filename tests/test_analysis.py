@@ -14,7 +14,9 @@ from pfcore.analysis import fdcorr, models, series
 from pfcore.cli import main
 from pfcore.errors import InputError
 from pfcore.items.schema import PF_CONSTRUCTIONS
-from pfcore.store.results import RESULT_COLUMNS, append_results, read_published
+from pfcore.store.published_tsv import read_published
+from pfcore.store.result_rows import RESULT_COLUMNS
+from pfcore.store.results import append_results
 
 PYTHIA = "EleutherAI/pythia-12b"
 

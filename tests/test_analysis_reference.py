@@ -10,18 +10,14 @@ import pytest
 from pfcore.analysis.reference import load_reference
 from pfcore.errors import InputError
 
-PAPER = Path(__file__).resolve().parents[1].parent / "shared" / "paper" / \
-    "paired-focus-paper.txt"
 ROWS = {"Table 5": 12 * 5, "Table 6": 36 * 5, "Table 7": 35 * 5, "Table 8": 12 * 4}
 LABEL_FIELDS = {"Table 5": 2, "Table 6": 3, "Table 7": 3, "Table 8": 2, "Table 9": 3}
 
 
 @pytest.fixture(scope="module")
-def paper_tables() -> dict[str, list[tuple[str, list[str]]]]:
+def paper_tables(paper_text: Path) -> dict[str, list[tuple[str, list[str]]]]:
     """Each appendix table of the paper as (row label, printed cells) in printed order."""
-    if not PAPER.is_file():
-        pytest.skip(f"paper text not found at {PAPER}")
-    lines = PAPER.read_text().split("\n")
+    lines = paper_text.read_text().split("\n")
     tables: dict[str, list[tuple[str, list[str]]]] = {}
     for i, line in enumerate(lines):
         match = re.match(r"(Table [5-9]):", line)

@@ -17,7 +17,7 @@ from pfcore.analysis.bands import (
 from pfcore.analysis.series import trajectories
 from pfcore.items.schema import PF_CONSTRUCTIONS
 from pfcore.store.published import read_bundle
-from pfcore.store.results import RESULT_COLUMNS
+from pfcore.store.result_rows import RESULT_COLUMNS
 from pfcore.suites.intervals import proportion
 
 PUBLISHED = "published@a6b6990/EleutherAI/pythia-12b/accuracy_summary_la.tsv"

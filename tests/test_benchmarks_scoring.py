@@ -10,7 +10,8 @@ from minicons import scorer as minicons_scorer
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from pfcore.errors import InputError
-from pfcore.store.results import RESULT_COLUMNS, append_results
+from pfcore.store.result_rows import RESULT_COLUMNS
+from pfcore.store.results import append_results
 from pfcore.suites import benchmarks_common, blimp, comps, ewok
 from pfcore.suites.intervals import accuracy
 

@@ -33,6 +33,14 @@ STOP_AFTER = 150  # requests done before the tour presses Stop
 # weights, pretraining tokens from its model card (SmolLM2: 2 trillion).
 DEFAULT_MODEL_SIZES = ("hf_id,parameters,pretraining_tokens,model_type\n"
                        "smollm2-135m-instruct-q4_1,134515008,2e12,CausalLM\n")
+# A made-up suite in SyntaxGym's format (not one of SyntaxGym's) for the Stimuli page: each sentence
+# with the negation the construction needs and without it. Regions: subject, negation, focus 1,
+# connective, focus 2.
+TOY_SUITE_ITEMS = [("You", "couldn't", "could", "lift a tiny rock,", "let alone", "a huge one."),
+                   ("We", "can't", "can", "sing an ugly song,", "much less", "a beautiful one."),
+                   ("They", "weren't able to", "were able to", "see a bright lamp,", "never mind", "a dim one."),
+                   ("He", "doesn't", "does", "like shrimp,", "let alone", "squid.")]
+TOY_SUITE_REGIONS = ("subject", "negation", "focus1", "connective", "focus2")
 
 try:
     from playwright.sync_api import Browser, Page, expect, sync_playwright
@@ -203,6 +211,21 @@ def submit_sentence(page: Page, sentence: str, connective: str) -> tuple[float, 
     return drawn, time.monotonic() - started
 
 
+def toy_suite() -> dict:
+    """TOY_SUITE_ITEMS as a SyntaxGym suite: the connective and focus 2 are less surprising with the
+    negation (the two predictions)."""
+    def condition(name: str, words: tuple[str, ...]) -> dict:
+        return {"condition_name": name, "regions": [{"region_number": i, "content": w} for i, w in enumerate(words, 1)]}
+    items = [{"item_number": n, "conditions": [condition("negated", (subject, negated, *rest)),
+                                               condition("positive", (subject, positive, *rest))]}
+             for n, (subject, negated, positive, *rest) in enumerate(TOY_SUITE_ITEMS, 1)]
+    return {"meta": {"name": "pf_negation", "metric": "sum"},
+            "region_meta": {str(i): name for i, name in enumerate(TOY_SUITE_REGIONS, 1)},
+            "predictions": [{"type": "formula", "formula": "(4;%negated%) < (4;%positive%)"},
+                            {"type": "formula", "formula": "(5;%negated%) < (5;%positive%)"}],
+            "items": items}
+
+
 def test_probe_in_a_real_browser(app: App, browser: Browser, artifacts: Path) -> None:
     page = new_page(browser)
     page.goto(f"{app.url}/Probe")  # a deep link as the server's first visit
@@ -227,7 +250,6 @@ def test_tour_of_the_four_pages(tour_app: App, browser: Browser, artifacts: Path
     page.goto(tour_app.url)
     settle(page)
     home = time.monotonic() - tour_app.started
-    screenshot(page, artifacts / "home.png")
 
     page.goto(f"{tour_app.url}/Probe")
     settle(page)
@@ -375,6 +397,49 @@ def test_pages_fit_an_800_pixel_window(tour_app: App, browser: Browser, artifact
         assert overflow <= 1, f"{name}: {overflow} px run off the side at 800 px"
         screenshot(page, artifacts / f"{name.lower()}-800px.png", width=800)
     assert_server_quiet(tour_app)  # after the tour, the links and the comparisons too
+
+
+@pytest.fixture(scope="module")
+def pages_app(artifacts: Path, tmp_path_factory: pytest.TempPathFactory, converted_models: Path) -> Iterator[App]:
+    """The app for the Home, Trajectories and Stimuli pages, on its own fresh cache whose results
+    table starts with the bundled published results, as a new user's does."""
+    cache = _fresh_cache(tmp_path_factory, converted_models, "pages-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PFCORE_BUNDLED", "1")
+        yield from _serve(cache, artifacts / "streamlit-pages.log")
+
+
+def test_home_trajectories_and_stimuli(pages_app: App, browser: Browser, artifacts: Path, tmp_path: Path) -> None:
+    """The three pages the other tests do not draw, each as a new user first sees it."""
+    page = new_page(browser)
+    page.goto(pages_app.url)
+    settle(page)
+    main = page.get_by_test_id("stMainBlockContainer")
+    expect(main.get_by_role("link", name=re.compile("Stimuli"))).to_be_visible(timeout=WAIT_MS)
+    assert_no_exception(page)
+    screenshot(page, artifacts / "home.png")
+
+    page.goto(f"{pages_app.url}/Trajectories")
+    settle(page)
+    expect(page.get_by_role("combobox", name="Model")).to_have_value(re.compile("pythia-12b"), timeout=WAIT_MS)
+    expect(page.locator(".js-plotly-plot .main-svg").first).to_be_visible(timeout=WAIT_MS)
+    settle(page)
+    assert_no_exception(page)
+    screenshot(page, artifacts / "trajectories.png")
+
+    suite = tmp_path / "pf_negation.json"
+    suite.write_text(json.dumps(toy_suite()))
+    page.goto(f"{pages_app.url}/Stimuli")
+    settle(page)
+    path = page.get_by_role("textbox", name=re.compile("path of one"))
+    path.fill(str(suite))
+    path.press("Enter")
+    expect(page.get_by_text(f"{2 * len(TOY_SUITE_ITEMS)} sentences scored by")).to_be_visible(timeout=WAIT_MS)
+    expect(page.locator(".js-plotly-plot .main-svg").first).to_be_visible(timeout=WAIT_MS)
+    settle(page)
+    assert_no_exception(page)
+    screenshot(page, artifacts / "stimuli.png")
+    assert_server_quiet(pages_app)
 
 
 @pytest.fixture(scope="module")

@@ -12,9 +12,10 @@ import pytest
 from pfcore.analysis.fdcorr import fd_correlation
 from pfcore.cli import main
 from pfcore.models import ModelSpec
-from pfcore.store.results import RESULT_COLUMNS, append_results, duplicate_checkpoints, load_results
+from pfcore.store.result_rows import RESULT_COLUMNS
+from pfcore.store.results import append_results, load_results
 from pfcore.suites.base import RunConfig
-from pfcore.suites.checkpoints import checkpoints
+from pfcore.suites.checkpoints import checkpoints, duplicate_checkpoints
 from pfcore.suites.trajectory import run_trajectory
 from tests.tiny_models import build_checkpoint_series
 

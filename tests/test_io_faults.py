@@ -453,11 +453,11 @@ def test_score_file_on_dev_zero_is_refused_unread(tiny_gpt2: Path, cache_dir: Pa
 
 def readers() -> dict[str, Callable[[Path], object]]:
     """Every reader of a user's file, by name."""
-    from pfcore.analysis.regions import read_stimuli_file
     from pfcore.items.formats import read_item_file
     from pfcore.items.lexicon import load_lexicon
     from pfcore.items.syntaxgym import read_long_csv, read_stimuli_csv, read_suite
-    from pfcore.store.results import read_published_file
+    from pfcore.store.published_tsv import read_published_file
+    from pfcore.suites.stimuli import read_stimuli_file
     from pfcore.sweep.plan import load_plan
 
     return {"stimuli file": read_stimuli_file, "suite": read_suite, "long CSV": read_long_csv,
@@ -492,7 +492,7 @@ def test_caps_refuse_larger_files_and_keep_real_ones(tmp_path: Path, monkeypatch
     """A 20,000-row stimuli CSV and a 10 MB SyntaxGym suite read; a file over its kind's cap is
     refused (the cap lowered to test it), however it is read."""
     from pfcore import paths
-    from pfcore.analysis.regions import read_stimuli_file
+    from pfcore.suites.stimuli import read_stimuli_file
 
     stimuli = tmp_path / "stimuli.csv"
     stimuli.write_text("item,sentence\n" + "".join(f"{i},The cat number {i} sat on the mat.\n" for i in range(20_000)))
@@ -517,12 +517,12 @@ def test_caps_refuse_larger_files_and_keep_real_ones(tmp_path: Path, monkeypatch
 def test_an_upload_over_the_cap_is_refused_unwritten(monkeypatch: pytest.MonkeyPatch) -> None:
     """An uploaded stimuli file larger than its kind's cap is refused before it is written."""
     from pfcore import paths
-    from pfcore.analysis import regions
+    from pfcore.suites import stimuli
 
     monkeypatch.setitem(paths.READ_CAPS, paths.ReadKind.STIMULI, 1000)
-    monkeypatch.setattr(regions, "write_atomic", lambda *a: pytest.fail("the upload was written"))
+    monkeypatch.setattr(stimuli, "write_atomic", lambda *a: pytest.fail("the upload was written"))
     with pytest.raises(InputError, match="mine.csv: the stimuli file is larger than"):
-        regions.stimuli_from_upload("mine.csv", b"sentence\n" + b"A cat sat.\n" * 200)
+        stimuli.stimuli_from_upload("mine.csv", b"sentence\n" + b"A cat sat.\n" * 200)
 
 
 def test_stimuli_lines_stream_with_their_line_numbers(tmp_path: Path) -> None:

@@ -12,10 +12,10 @@ from pfcore.errors import InputError
 from pfcore.items import CONSTRUCTIONS, generate_semantic, load_lexicon
 from pfcore.items.lexicon import DEFAULT_LEXICON
 
-# The worked example of the README (Items): a scale from ../shared/data/scales and two frames for it.
+# The worked example of docs/items.md: a scale from Cocos et al.'s half-scales and two frames for it.
 NEW_SCALE = """\
   cheap-expensive:
-    source: de Melo & Bansal 2013 and Cocos et al. 2018 (../shared/data/scales/cocos_2018)
+    source: de Melo & Bansal 2013 and Cocos et al. 2018 (acocos/scalar-adj, globalorder/data)
     gold: [cheap, inexpensive, affordable, costly, expensive, exorbitant]
     ends:
       cheap: [cheap, inexpensive]

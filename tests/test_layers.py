@@ -1,4 +1,4 @@
-"""The layering of DESIGN.md section 2, checked from the source: every module imports only from its
+"""The layering of docs/development.md (Layers), checked from the source: every module imports only from its
 own layer or below, and no two packages import each other. Run it alone to see the import graph's
 forbidden edges: `.venv/bin/python -m pytest tests/test_layers.py -q`."""
 from __future__ import annotations
@@ -105,6 +105,27 @@ def test_no_cycle_between_packages() -> None:
             graph.setdefault(package(a), set()).add(package(b))
     cycles = [f"{a} <-> {b}" for a, targets in graph.items() for b in targets if a in graph.get(b, set())]
     assert not cycles, "packages that import each other:\n" + "\n".join(sorted(cycles))
+
+
+# what scoring a text takes: a model loaded, a scorer, texts scored, the score cache (names such as
+# ScoringMethod or ModelSpec are data, and free to import)
+SCORING = ("pfcore.models.loading", "pfcore.scoring.factory", "pfcore.scoring.causal", "pfcore.scoring.masked",
+           "pfcore.scoring.words", "pfcore.store.cache")
+
+
+def test_analysis_and_plots_never_score() -> None:
+    """Analysis and figures read scores and results; scoring happens below them, in suites (the
+    Stimuli page's engine is pfcore.suites.stimuli)."""
+    found = [f"{a} -> {b}" for a, b in edges() if a.startswith(("pfcore.analysis", "pfcore.plots"))
+             and b in SCORING and not a.endswith(".cli")]
+    assert not found, "analysis or plots that score:\n" + "\n".join(found)
+
+
+def test_the_probe_takes_nothing_from_the_items_pages_data() -> None:
+    """suites.blocks is the Items page's data; what the Probe shares with it lives in scoring.tables."""
+    probe = ("pfcore.probe", "pfcore.ui.probe_view", "pages.1_Probe")
+    found = [f"{a} -> {b}" for a, b in edges() if a.startswith(probe) and b == "pfcore.suites.blocks"]
+    assert not found, "the Probe imports the Items page's data:\n" + "\n".join(found)
 
 
 @pytest.mark.parametrize("module", ["pfcore.scoring.causal", "pfcore.ui.model", "pfcore.suites.cli",

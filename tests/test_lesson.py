@@ -24,7 +24,7 @@ from pfcore.scoring.fake import FakeScorer
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.store.cache import ScoreCache
 from pfcore.store.published import bundled_label
-from pfcore.store.results import empty_results
+from pfcore.store.result_rows import empty_results
 
 PYTHIA = "EleutherAI/pythia-12b"
 LUNCH = "We barely had time for lunch, let alone dinner."

@@ -9,7 +9,7 @@ from pfcore.analysis.fdcorr import fd_correlation
 from pfcore.items.schema import PF_CONSTRUCTIONS
 from pfcore.plots.accuracy import accuracy_bars_figure, accuracy_vs_parameters_figure
 from pfcore.plots.trajectories import construction_panels_figure, fd_scatter_figure, trajectory_figure
-from pfcore.store.results import RESULT_COLUMNS
+from pfcore.store.result_rows import RESULT_COLUMNS
 
 STEPS = [1, 2, 4, 8, 16, 32]
 

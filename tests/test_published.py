@@ -13,6 +13,7 @@ from pfcore.cli import main
 from pfcore.errors import InputError
 from pfcore.store import published as pub
 from pfcore.store import results as res
+from pfcore.store.published_tsv import PUBLISHED_COMMIT, PUBLISHED_REPO, read_published
 from tests.test_results import LA, SEMANTIC, SYNTAX, TAKEN, kept_intact, write
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
@@ -32,7 +33,7 @@ def folder(tmp_path: Path) -> Path:
 def bundle(folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The folder bundled by pfcore into a table of its own, used in place of the shipped one."""
     path = tmp_path / "reference" / pub.BUNDLE_PATH.name
-    res.bundle_published(folder, commit=COMMIT, path=path)
+    pub.bundle_published(folder, commit=COMMIT, path=path)
     monkeypatch.setattr(pub, "BUNDLE_PATH", path)
     return path
 
@@ -47,11 +48,11 @@ def damage(path: Path) -> None:
 def test_the_bundled_table_equals_the_published_files(shared_data: Path) -> None:
     root = shared_data / "meaning_alone" / "outputs_summary"
     shipped = pub.read_bundle()
-    published = pub.canonical(res.read_published(root))
+    published = pub.canonical(read_published(root))
     pd.testing.assert_frame_equal(shipped.rows, published)  # row for row
     manifest = shipped.manifest
     assert (manifest["rows"], manifest["files"], manifest["models"]) == (136_100, 20, 12)
-    assert manifest["commit"] == res.PUBLISHED_COMMIT and manifest["repository"] == res.PUBLISHED_REPO
+    assert manifest["commit"] == PUBLISHED_COMMIT and manifest["repository"] == PUBLISHED_REPO
     assert manifest["content_sha256"] == pub.content_digest(published)
     assert shipped.label == "published@a6b6990"
 
@@ -72,7 +73,7 @@ def test_bundle_command_makes_a_table_that_reads_back(folder: Path, tmp_path: Pa
     assert sorted(p.name for p in out.iterdir()) == ["published_item_counts.csv", "published_results.json",
                                                      "published_results.parquet"]
     made = pub.read_bundle(out / pub.BUNDLE_PATH.name)
-    pd.testing.assert_frame_equal(made.rows, pub.canonical(res.read_published(folder)))
+    pd.testing.assert_frame_equal(made.rows, pub.canonical(read_published(folder)))
     assert made.label == LABEL and made.manifest["licence"] == "Apache-2.0"
 
 

@@ -15,9 +15,12 @@ from pfcore.cli import main
 from pfcore.errors import InputError
 from pfcore.models import ModelSpec
 from pfcore.models.spec import DEFAULT_MODEL
+from pfcore.store import fetch
 from pfcore.store import results as res
 from pfcore.store.published import collection_of, content_digest, file_of, import_label, read_bundle
-from pfcore.store.runs import load_run
+from pfcore.store.published_tsv import PUBLISHED_COMMIT, model_from_path, read_published
+from pfcore.store.result_rows import RESULT_COLUMNS, step_from_revision
+from pfcore.store.runs import RUN_ROWS, load_run
 from pfcore.suites.base import RunConfig
 from pfcore.suites.runner import run_suite
 
@@ -57,21 +60,21 @@ def published(tmp_path: Path) -> Path:
     ("step1", 1), ("step143000", 143000), ("step2999", 2999),
     ("stage1-step477000-tokens2001B", 477000), ("main", None), ("NONE", None)])
 def test_step_from_revision(revision: str, step: int | None) -> None:
-    got = res.step_from_revision(revision)
+    got = step_from_revision(revision)
     assert (np.isnan(got) if step is None else got == step)
 
 
 def test_model_from_path_uses_folders_or_the_summary_file_name() -> None:
-    assert res.model_from_path(Path("x/EleutherAI/pythia-12b/a.tsv")) == "EleutherAI/pythia-12b"
-    assert (res.model_from_path(Path("jhu-clsp/output_summaries/accuracy_summary_decoder1b.tsv"))
+    assert model_from_path(Path("x/EleutherAI/pythia-12b/a.tsv")) == "EleutherAI/pythia-12b"
+    assert (model_from_path(Path("jhu-clsp/output_summaries/accuracy_summary_decoder1b.tsv"))
             == "jhu-clsp/ettin-decoder-1b")
     with pytest.raises(InputError, match="which model"):
-        res.model_from_path(Path("jhu-clsp/output_summaries/accuracy_summary.tsv"))
+        model_from_path(Path("jhu-clsp/output_summaries/accuracy_summary.tsv"))
 
 
 def test_import_reads_every_layout_into_long_rows(published: Path, cache_dir: Path) -> None:
     rows = res.import_published(published)
-    assert list(rows.columns) == list(res.RESULT_COLUMNS)
+    assert list(rows.columns) == list(RESULT_COLUMNS)
     assert set(rows["model"]) == {"EleutherAI/pythia-12b", "allenai/OLMo-2-1124-7B",
                                   "jhu-clsp/ettin-decoder-400m"}
     syntax = rows[rows["suite"] == "syntax"]
@@ -83,10 +86,10 @@ def test_import_reads_every_layout_into_long_rows(published: Path, cache_dir: Pa
     assert {file_of(s) for s in rows["source"]} == {
         LA, "EleutherAI/pythia-12b/accuracy_summary_syntax.tsv", "allenai/OLMo-2-1124-7B/olmo_accuracy.tsv",
         "jhu-clsp/output_summaries/accuracy_summary_decoder400m.tsv"}
-    assert {collection_of(s) for s in rows["source"]} == {import_label(content_digest(res.read_published(published)))}
+    assert {collection_of(s) for s in rows["source"]} == {import_label(content_digest(read_published(published)))}
     assert res.results_path().parent.parent == cache_dir
     stored = res.load_results()
-    pd.testing.assert_frame_equal(stored[list(res.RESULT_COLUMNS)], rows)
+    pd.testing.assert_frame_equal(stored[list(RESULT_COLUMNS)], rows)
     assert set(stored["weights_sha256"]) == {""}  # published summaries name no checkpoint content
 
 
@@ -135,7 +138,7 @@ def test_records_under_the_default_models_earlier_name_read_back_under_its_name(
     manifest["model"]["name"] = "smollm2-135m"
     (record.path / "manifest.json").write_text(json.dumps(manifest))
     assert load_run(record.path).manifest.model.name == DEFAULT_MODEL
-    rows = pd.read_csv(record.path / res.RUN_ROWS, dtype={"revision": str}).assign(model="smollm2-135m")
+    rows = pd.read_csv(record.path / RUN_ROWS, dtype={"revision": str}).assign(model="smollm2-135m")
     res.append_results(rows, replace=True)  # the run's rows as an earlier version wrote them
     table = res.load_results()
     assert set(table["model"]) == {DEFAULT_MODEL}
@@ -165,17 +168,17 @@ def test_corrupt_table_is_moved_aside_and_reported(cache_dir: Path) -> None:
 def test_fetch_offline_says_what_to_do(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     def offline(url: str, timeout: float) -> None:
         raise urllib.error.URLError("Name or service not known")
-    monkeypatch.setattr(res.urllib.request, "urlopen", offline)
+    monkeypatch.setattr(fetch.urllib.request, "urlopen", offline)
     with pytest.raises(InputError, match="could not reach github.com.*results import PATH"):
-        res.fetch_published(tmp_path)
+        fetch.fetch_published(tmp_path)
 
 
 def test_fetch_reports_http_errors(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     def limited(url: str, timeout: float) -> None:
         raise urllib.error.HTTPError(url, 403, "rate limit exceeded", {}, None)
-    monkeypatch.setattr(res.urllib.request, "urlopen", limited)
+    monkeypatch.setattr(fetch.urllib.request, "urlopen", limited)
     with pytest.raises(InputError, match="answered 403 rate limit exceeded"):
-        res.fetch_published(tmp_path)
+        fetch.fetch_published(tmp_path)
 
 
 def test_fetch_writes_the_summaries_at_the_pinned_commit(monkeypatch: pytest.MonkeyPatch,
@@ -188,11 +191,11 @@ def test_fetch_writes_the_summaries_at_the_pinned_commit(monkeypatch: pytest.Mon
 
     def fake(url: str, timeout: float) -> io.BytesIO:
         asked.append(url)
-        assert res.PUBLISHED_COMMIT in url
+        assert PUBLISHED_COMMIT in url
         return io.BytesIO(json.dumps(tree).encode() if "api.github.com" in url
                           else SEMANTIC.encode())
-    monkeypatch.setattr(res.urllib.request, "urlopen", fake)
-    files = res.fetch_published(tmp_path / "dest")
+    monkeypatch.setattr(fetch.urllib.request, "urlopen", fake)
+    files = fetch.fetch_published(tmp_path / "dest")
     assert files == [tmp_path / "dest/EleutherAI/pythia-12b/accuracy_summary_la.tsv"]
     assert len(asked) == 2
     assert main(["results", "import", str(tmp_path / "dest")]) == 0
@@ -275,7 +278,7 @@ def test_a_changed_folder_replaces_its_earlier_import_only_when_asked(published:
     assert main(["results", "import", str(published)]) == 2
     err = capsys.readouterr().err
     assert "imported before" in err and "--replace" in err and len(err.strip().splitlines()) == 1
-    pd.testing.assert_frame_equal(res.load_results()[list(res.RESULT_COLUMNS)], before)
+    pd.testing.assert_frame_equal(res.load_results()[list(RESULT_COLUMNS)], before)
     assert main(["results", "import", str(published), "--replace"]) == 0
     table = res.load_results()
     assert len(table) == len(before)

@@ -12,7 +12,6 @@ import pandas as pd
 import pytest
 from minicons import scorer as mscorer
 
-from pfcore.analysis.regions import read_stimuli_file
 from pfcore.cli import main
 from pfcore.items.syntaxgym import read_suite, write_long_csv
 from pfcore.models import ModelSpec, load_model
@@ -20,6 +19,7 @@ from pfcore.scoring import factory
 from pfcore.scoring.causal import CausalScorer
 from pfcore.scoring.requests import Request
 from pfcore.scoring.words import score_texts
+from pfcore.suites.stimuli import read_stimuli_file
 from tests import tiny_models
 from tests.test_syntaxgym_suite import suite_data, write_suite
 from tests.test_words import ISSUE_SENTENCE, direct_words

@@ -20,7 +20,8 @@ from pfcore.errors import InputError
 from pfcore.models import ModelSpec
 from pfcore.models.identity import weights_identity
 from pfcore.store.cache import TABLE
-from pfcore.store.results import RESULT_COLUMNS, load_results
+from pfcore.store.result_rows import RESULT_COLUMNS
+from pfcore.store.results import load_results
 from pfcore.store.runs import list_runs
 from pfcore.suites.base import RunConfig
 from pfcore.suites.checkpoints import checkpoints

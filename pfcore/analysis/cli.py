@@ -22,19 +22,11 @@ from pfcore.analysis.models import (
 )
 from pfcore.analysis.series import available_series, milestones, series_values
 from pfcore.errors import InputError
-from pfcore.store.published import BUNDLE_PATH, collection_of, manifest_path
-from pfcore.store.results import (
-    PUBLISHED_COMMIT,
-    PUBLISHED_REPO,
-    bundle_published,
-    duplicate_checkpoints,
-    fetch_published,
-    import_bundled,
-    import_published,
-    load_results,
-    results_path,
-    summarize,
-)
+from pfcore.store.fetch import fetch_published
+from pfcore.store.published import BUNDLE_PATH, bundle_published, collection_of, manifest_path
+from pfcore.store.published_tsv import PUBLISHED_COMMIT, PUBLISHED_REPO
+from pfcore.store.results import import_bundled, import_published, load_results, results_path, summarize
+from pfcore.suites.checkpoints import duplicate_checkpoints
 
 SERIES_HELP = ("CONSTRUCTION:FILTER[@METRIC], e.g. letalone:aligned, pf_avg:all, "
                "ewok:domain_physical-relations, blimp:all, syntax:Avg_Test")

@@ -25,7 +25,8 @@ from pfcore.store.published import (
     file_of,
     is_label,
 )
-from pfcore.store.results import PUBLISHED_REPO, imported_folders
+from pfcore.store.published_tsv import PUBLISHED_REPO
+from pfcore.store.results import imported_folders
 
 OWN = "own"  # the origin of own runs' rows; every other origin is a collection's label (pfcore.store.published)
 # the paper's Figure 2 curves, with the names its legend uses

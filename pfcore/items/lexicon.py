@@ -8,19 +8,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from pfcore.errors import InputError
 from pfcore.items.safe_yaml import compose
+from pfcore.items.yaml_check import Where, YamlChecker
 from pfcore.paths import DATA_DIR, ReadKind, read_bounded
 
 DEFAULT_LEXICON = DATA_DIR / "lexicon.yaml"
 WORD = re.compile(r"^[a-z][a-z'-]*$")
 TOP_KEYS = {"version", "constructions", "controls", "pronouns", "modals", "scales", "frames",
             "paper_compatible"}
-
-Path_ = tuple[str | int, ...]
-
 
 @dataclass(frozen=True)
 class Scale:
@@ -164,7 +160,7 @@ def load_lexicon(path: str | Path | None = None) -> Lexicon:
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: the lexicon is not UTF-8 text ({exc.reason})") from exc
     node = compose(text, path)
-    checker = YamlChecker(path)
+    checker = LexiconChecker(path)
     data = checker.plain(node, ()) if node is not None else None
     lexicon = checker.build(data, hashlib.sha256(raw).hexdigest())
     if checker.problems:
@@ -173,108 +169,10 @@ def load_lexicon(path: str | Path | None = None) -> Lexicon:
     return lexicon
 
 
-class YamlChecker:
-    """Turns a YAML tree into checked data, collecting every problem with its line (the lexicon
-    and sweep plans)."""
+class LexiconChecker(YamlChecker):
+    """The YAML checker with the lexicon's sections: turns a lexicon's YAML tree into a Lexicon."""
 
-    def __init__(self, path: Path) -> None:
-        """Start with no problems for the lexicon at `path`."""
-        self.path = path
-        self.lines: dict[Path_, int] = {}
-        self.problems: list[str] = []
-        self._scalar = yaml.constructor.SafeConstructor()
-
-    def plain(self, node: yaml.Node, where: Path_) -> Any:
-        """Python data from a YAML node, recording each node's line; duplicate keys are problems."""
-        self.lines[where] = _line(node)
-        if isinstance(node, yaml.MappingNode):
-            out: dict[str, Any] = {}
-            for key_node, value_node in node.value:
-                key = self.key(key_node, where)
-                if key is None:
-                    continue
-                if key in out:
-                    self.fail(where + (key,), "duplicate key", _line(key_node))
-                out[key] = self.plain(value_node, where + (key,))
-            return out
-        if isinstance(node, yaml.SequenceNode):
-            return [self.plain(v, where + (i,)) for i, v in enumerate(node.value)]
-        return self.scalar(node, where)
-
-    def key(self, node: yaml.Node, where: Path_) -> str | None:
-        """A mapping key, which must be text (keys name entries); None and a problem otherwise."""
-        if isinstance(node, yaml.ScalarNode):
-            key = self.scalar(node, where)
-            if isinstance(key, str):
-                return key
-            found = f"{type(key).__name__} {node.value!r} (quote it)"
-        else:
-            found = "a list" if isinstance(node, yaml.SequenceNode) else "a mapping"
-        self.fail(where, f"a key must be text, found {found}", _line(node))
-        return None
-
-    def scalar(self, node: yaml.Node, where: Path_) -> Any:
-        """The value of a scalar node; its text and a problem when its tag or text cannot be
-        read (an unknown tag, a date that does not exist, `!!bool maybe`)."""
-        try:
-            return self._scalar.construct_object(node, deep=True)
-        except Exception as exc:  # PyYAML's constructors raise whatever their parsing hits
-            reason = (exc.problem if isinstance(exc, yaml.MarkedYAMLError)
-                      else f"not a valid {node.tag.rpartition(':')[2]}")
-            self.fail(where, f"cannot read {node.value!r} ({reason})", _line(node))
-            return node.value
-
-    def fail(self, where: Path_, problem: str, line: int | None = None) -> None:
-        """Record a problem at an entry, on `line` or else the nearest line the YAML gave it."""
-        probe = where
-        while probe not in self.lines and probe:
-            probe = probe[:-1]
-        entry = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p))
-                        for i, p in enumerate(where)) or "(top)"
-        self.problems.append(f"{self.path}:{line or self.lines.get(probe, 1)}: {entry}: {problem}")
-
-    def missing(self, where: Path_) -> None:
-        """Record that an entry lacks a value ("frames[3]: missing gerund")."""
-        self.fail(where[:-1], f"missing {where[-1]}")
-
-    def mapping(self, value: Any, where: Path_) -> dict[Any, Any]:
-        """The value if it is a mapping, else {} and a problem."""
-        if isinstance(value, dict):
-            return value
-        if value is None:
-            self.missing(where)
-        else:
-            self.fail(where, f"expected a mapping, found {type(value).__name__}")
-        return {}
-
-    def sequence(self, value: Any, where: Path_) -> list[Any]:
-        """The value if it is a non-empty list, else [] and a problem."""
-        if isinstance(value, list) and value:
-            return value
-        if value is None:
-            self.missing(where)
-        else:
-            self.fail(where, "expected a non-empty list")
-        return []
-
-    def text(self, value: Any, where: Path_, pattern: re.Pattern[str] | None = None) -> str:
-        """The value as non-empty text (each word matching `pattern`), else "" and a problem."""
-        if value is None:
-            self.missing(where)
-            return ""
-        if not isinstance(value, str) or not value.strip():
-            self.fail(where, f"expected text, found {value!r}")
-            return ""
-        if pattern and not all(pattern.match(w) for w in value.split()):
-            self.fail(where, f"{value!r} must be lowercase words")
-        return value.strip()
-
-    def keys(self, data: dict[Any, Any], where: Path_, allowed: set[str]) -> None:
-        """Problems for unknown keys of a mapping (missing ones are found by their readers)."""
-        for key in sorted(data.keys() - allowed, key=str):
-            self.fail(where + (key,), f"unknown key (expected one of {sorted(allowed)})")
-
-    def words(self, value: Any, where: Path_) -> tuple[str, ...]:
+    def words(self, value: Any, where: Where) -> tuple[str, ...]:
         """A non-empty list of lowercase words."""
         return tuple(self.text(w, where + (i,), WORD) for i, w in
                      enumerate(self.sequence(value, where)))
@@ -372,7 +270,7 @@ class YamlChecker:
         for i, entry in enumerate(self.sequence(value, ("frames",))):
             entry = self.mapping(entry, ("frames", i))
             label = f"{entry.get('verb', '?')} {entry.get('noun', '?')}"
-            where: Path_ = ("frames", i)
+            where: Where = ("frames", i)
             self.keys(entry, where, {"verb", "gerund", "noun", "scale", "harder", "adjectives"})
             verb = self.text(entry.get("verb"), where + ("verb",), WORD)
             noun = self.text(entry.get("noun"), where + ("noun",), WORD)
@@ -396,7 +294,7 @@ class YamlChecker:
             out.append(frame)
         return tuple(out)
 
-    def narrowed(self, value: Any, where: Path_, scale: Scale | None,
+    def narrowed(self, value: Any, where: Where, scale: Scale | None,
                  allow_repeats: bool = False) -> dict[str, tuple[str, ...]]:
         """Adjective lists per end that must all be on that end of the scale."""
         if value is None:
@@ -422,7 +320,7 @@ class YamlChecker:
     def paper(self, value: Any, lexicon: Lexicon) -> PaperQuirks:
         """The paper-compatible section: the published inventory (each name must be in the
         lexicon), respellings, end lists with repeats, affinity words."""
-        where: Path_ = ("paper_compatible",)
+        where: Where = ("paper_compatible",)
         if value is None:
             return PaperQuirks()
         data = self.mapping(value, where)
@@ -463,11 +361,6 @@ class YamlChecker:
                 self.fail(spot, f"words must be among {lexicon.constructions[name]!r}")
             affinity[str(name)] = chosen
         return PaperQuirks(**inventory, spellings=spellings, ends=ends, affinity_words=affinity)
-
-
-def _line(node: yaml.Node) -> int:
-    """The 1-based line a node starts on."""
-    return node.start_mark.line + 1
 
 
 def _gerund_fits(verb: str, gerund: str) -> bool:

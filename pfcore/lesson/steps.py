@@ -31,7 +31,8 @@ from pfcore.scoring.next_tokens import TOP_K, most_likely_next
 from pfcore.scoring.requests import LN2, Request, RequestScorer
 from pfcore.scoring.words import score_texts
 from pfcore.store.cache import ScoreCache, score_cached, through_cache
-from pfcore.store.results import PUBLISHED_REPO, empty_results
+from pfcore.store.published_tsv import PUBLISHED_REPO
+from pfcore.store.result_rows import empty_results
 from pfcore.suites import semantic, syntax
 
 PYTHIA = "EleutherAI/pythia-12b"

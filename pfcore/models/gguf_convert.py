@@ -7,7 +7,7 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pfcore.errors import ModelLoadError
+from pfcore.errors import ModelLoadError, first_line
 from pfcore.paths import atomic_folder, check_writable, write_atomic
 
 if TYPE_CHECKING:  # checking a finished conversion needs none of the heavy libraries
@@ -118,8 +118,7 @@ def convert(source: Path, folder: Path) -> Path:
     try:
         tok, model = _read_gguf(source)
     except (Exception, MemoryError) as exc:  # noqa: BLE001 - any failure to read the file is reported
-        text = (str(exc).splitlines() or [type(exc).__name__])[0]
-        raise ModelLoadError(f"cannot convert {source} to safetensors: {text}") from exc
+        raise ModelLoadError(f"cannot convert {source} to safetensors: {first_line(exc)}") from exc
     fix_tokenizer(tok, _metadata(source))
     if model.generation_config is not None:
         model.generation_config.pad_token_id = tok.pad_token_id

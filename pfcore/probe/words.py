@@ -12,9 +12,9 @@ import pandas as pd
 from pfcore.errors import InputError
 from pfcore.probe.detect import Probe
 from pfcore.scoring.requests import Request, RequestScorer
+from pfcore.scoring.tables import token_table
 from pfcore.scoring.words import ScoredText, Word, score_texts
 from pfcore.store.cache import ScoreCache, through_cache
-from pfcore.suites.blocks import token_table
 
 COLUMNS = ("position", "word", "word_or", "region", "focus2", "surprisal_construction_bits",
            "surprisal_or_bits", "difference_bits")

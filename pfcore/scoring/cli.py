@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from pfcore.analysis.regions import Level, read_stimuli_file, stimuli_table
 from pfcore.cli_common import add_model_args, json_rows, positive_int, progress_bar, specs_from_args
 from pfcore.errors import InputError
 from pfcore.items.formats import write_text_atomic
@@ -23,6 +22,7 @@ from pfcore.scoring.methods import ScoringMethod, text_method
 from pfcore.scoring.requests import Request, RequestScorer, TokenScores, check_length, finite
 from pfcore.scoring.words import ScoredText, score_texts
 from pfcore.store.cache import ScoreCache, through_cache
+from pfcore.suites.stimuli import Level, read_stimuli_file, stimuli_table
 
 TOP_K = 5
 

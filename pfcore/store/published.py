@@ -22,6 +22,7 @@ import pandas as pd
 
 from pfcore.errors import InputError
 from pfcore.paths import DATA_DIR, ReadKind, atomic_path, read_bounded, write_atomic
+from pfcore.store.published_tsv import PUBLISHED_COMMIT, PUBLISHED_FOLDER, PUBLISHED_REPO, read_published
 
 BUNDLE_PATH = DATA_DIR / "reference" / "published_results.parquet"
 DISABLE_VAR = "PFCORE_BUNDLED"  # "0": a new cache's results table starts empty
@@ -179,3 +180,10 @@ def read_bundle(path: Path | None = None) -> Bundle:
         raise InputError(f"{path or BUNDLE_PATH}: the bundled published results cannot be read "
                          f"({type(exc).__name__}); {REMAKE}") from exc
     return Bundle(rows.astype({col: str for col in CATEGORICAL}), manifest)
+
+
+def bundle_published(root: Path, *, repository: str = PUBLISHED_REPO, commit: str = PUBLISHED_COMMIT,
+                     path: Path | None = None) -> dict[str, object]:
+    """Make the bundled table from a published outputs_summary folder; returns its manifest."""
+    return write_bundle(read_published(root), repository=repository, commit=commit,
+                        folder=PUBLISHED_FOLDER, path=path)

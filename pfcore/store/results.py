@@ -10,26 +10,18 @@ replaced by different ones only when asked (`replace=True`, `--replace`).
 """
 from __future__ import annotations
 
-import io
-import json
-import re
 import time
-import urllib.error
-import urllib.request
 import warnings
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from pfcore.errors import InputError
-from pfcore.models.identity import same_weights
-from pfcore.models.spec import ALIASES
-from pfcore.paths import JsonMemo, ReadKind, atomic_path, cache_subdir, locked, read_bounded, write_atomic
+from pfcore.errors import InputError, first_line
+from pfcore.paths import JsonMemo, atomic_path, cache_subdir, locked
 from pfcore.store.published import (
     BUNDLED_PREFIX,
     IMPORT_PREFIX,
@@ -42,26 +34,10 @@ from pfcore.store.published import (
     labelled,
     read_bundle,
     read_manifest,
-    write_bundle,
 )
+from pfcore.store.published_tsv import read_published
+from pfcore.store.result_rows import RESULT_COLUMNS, TABLE_COLUMNS, empty_results, typed_rows
 from pfcore.store.runs import MANIFEST, RUN_ROWS
-
-RESULT_COLUMNS = ("model", "revision", "step", "suite", "construction", "filter", "metric",
-                  "value", "source")
-# Columns a row may lack (published summaries, older tables): filled with their default.
-OPTIONAL_COLUMNS = {"weights_sha256": ""}  # the checkpoint's content hash, for own runs
-TABLE_COLUMNS = (*RESULT_COLUMNS, *OPTIONAL_COLUMNS)
-BENCHMARK_SUITES = ("blimp", "comps", "ewok")
-FILTER_COLUMNS = ("world_knowledge_filter", "test_type")
-KEY_COLUMNS = ("revision", "construction")
-
-PUBLISHED_REPO = "WesScivetti/Meaning_Alone"
-PUBLISHED_COMMIT = "a6b6990973e9432600d6d5b2e0def79b24c74533"
-PUBLISHED_FOLDER = "outputs_summary"
-SUMMARY_FOLDER = "output_summaries"  # jhu-clsp keeps two decoder files here, named by model
-OFFLINE_HINT = ("could not reach github.com: download the repository and run "
-                "`python -m pfcore results import PATH`")
-
 
 WITHDRAWN = "results.withdrawn.csv"  # a superseded run's rows: kept in its record, out of the table
 IMPORTS = "imports.json"  # the folders imported, and run records kept outside the cache: to rebuild from
@@ -77,115 +53,6 @@ def _locked() -> Iterator[None]:
     """Hold the results table's write lock (an flock on a file beside it) for a read-change-write."""
     with locked(results_path().with_name("results.lock")):
         yield
-
-
-def empty_results() -> pd.DataFrame:
-    """A results table with the right columns and no rows."""
-    return _typed(pd.DataFrame({col: [] for col in TABLE_COLUMNS}))
-
-
-def _typed(df: pd.DataFrame) -> pd.DataFrame:
-    """Column order and dtypes: nullable integer step, float value, strings elsewhere; optional
-    columns a row lacks get their default."""
-    out = df.assign(**{col: default for col, default in OPTIONAL_COLUMNS.items() if col not in df.columns})
-    out = out.loc[:, list(TABLE_COLUMNS)].copy()
-    out[list(OPTIONAL_COLUMNS)] = out[list(OPTIONAL_COLUMNS)].fillna("")
-    for col in TABLE_COLUMNS:
-        if col == "step":
-            out[col] = pd.to_numeric(out[col]).astype("Int64")
-        elif col == "value":
-            out[col] = pd.to_numeric(out[col]).astype("float64")
-        else:
-            out[col] = out[col].astype(str)
-    out["model"] = out["model"].replace(ALIASES)  # rows written under the default model's earlier name
-    return out.reset_index(drop=True)
-
-
-def step_from_revision(revision: str) -> float:
-    """The step a revision names ("step1000", "stage1-step477000-tokens2001B"); NaN if none."""
-    match = re.search(r"(?:^|[^a-z])step(\d+)", str(revision), flags=re.IGNORECASE)
-    return float(match.group(1)) if match else float("nan")
-
-
-def model_from_path(path: Path) -> str:
-    """The Hugging Face id a published file belongs to: ORG/MODEL from its folders.
-
-    Files in jhu-clsp/output_summaries carry the model in their name (accuracy_summary_decoder1b.tsv
-    is jhu-clsp/ettin-decoder-1b).
-    """
-    org, folder = path.parent.parent.name, path.parent.name
-    if folder != SUMMARY_FOLDER:
-        return f"{org}/{folder}"
-    match = re.search(r"(encoder|decoder)[-_]?(\d+[mb])", path.stem, flags=re.IGNORECASE)
-    if not match:
-        raise InputError(f"{path}: cannot tell which model this summary belongs to from its name")
-    return f"{org}/ettin-{match.group(1).lower()}-{match.group(2).lower()}"
-
-
-def read_published_file(path: Path, source: str) -> pd.DataFrame:
-    """One published summary TSV as long result rows (every numeric column becomes a metric).
-    A file cut off mid-line, or a row with too few or too many cells, is refused: a half-read
-    number would otherwise enter the table as if it were whole."""
-    raw = read_bounded(path, ReadKind.PUBLISHED)
-    try:
-        wide = pd.read_csv(io.BytesIO(raw), sep="\t", on_bad_lines="error", dtype=str, keep_default_na=False)
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not a readable TSV file (not UTF-8 text: {exc.reason})") from exc
-    except (ValueError, pd.errors.ParserError) as exc:
-        raise InputError(f"{path}: not a readable TSV file ({_first_line(exc)})") from exc
-    if raw and not raw.endswith(b"\n"):
-        raise InputError(f"{path}: the last line is cut off (no line end); the file may be truncated")
-    short = (wide.isna() | (wide.apply(lambda col: col.str.strip()) == "")).any(axis=1)
-    if short.any():
-        raise InputError(f"{path}: line {int(short.to_numpy().argmax()) + 2} has empty or missing cells")
-    filter_cols = [col for col in FILTER_COLUMNS if col in wide.columns]
-    missing = [col for col in KEY_COLUMNS if col not in wide.columns]
-    if missing or len(filter_cols) != 1:
-        raise InputError(f"{path}: expected columns revision, construction and one of "
-                         f"{' / '.join(FILTER_COLUMNS)} in the header (of {len(wide.columns)} columns)")
-    filter_col = filter_cols[0]
-    metrics = [col for col in wide.columns if col not in (*KEY_COLUMNS, filter_col)]
-    if not metrics:
-        raise InputError(f"{path}: no value columns (accuracy, ...) besides the keys")
-    long = wide.melt(id_vars=[*KEY_COLUMNS, filter_col], value_vars=metrics,
-                     var_name="metric", value_name="value")
-    values = pd.to_numeric(long["value"], errors="coerce")
-    if values.isna().any():
-        bad = list(wide.columns).index(long.loc[values.isna(), "metric"].iloc[0]) + 1
-        raise InputError(f"{path}: column {bad} holds values that are not numbers")
-    construction = long["construction"].astype(str).str.replace(" ", "", regex=False)
-    revision = long["revision"].astype(str)
-    steps = {rev: step_from_revision(rev) for rev in revision.unique()}
-    long = long.assign(
-        model=model_from_path(path),
-        revision=revision,
-        step=revision.map(steps),
-        suite=_suites(construction, filter_col),
-        construction=construction,
-        filter=long[filter_col].astype(str),
-        value=values,
-        source=source,
-    )
-    return _typed(long)[list(RESULT_COLUMNS)]  # published rows carry no checkpoint hash
-
-
-def _suites(construction: pd.Series, filter_col: str) -> pd.Series:
-    """Each row's suite: syntax files by their test_type, benchmarks by name, else semantic."""
-    if filter_col == "test_type":
-        return pd.Series("syntax", index=construction.index)
-    return construction.where(construction.isin(BENCHMARK_SUITES), "semantic")
-
-
-def read_published(root: Path) -> pd.DataFrame:
-    """Every summary TSV under root (the published outputs_summary folder) as one long table."""
-    root = Path(root)
-    if not root.is_dir():
-        raise InputError(f"{root}: not a folder (give the outputs_summary folder of Meaning_Alone)")
-    files = sorted(root.rglob("*.tsv"))
-    if not files:
-        raise InputError(f"{root}: no .tsv summary files found under this folder")
-    return pd.concat([read_published_file(path, path.relative_to(root).as_posix())
-                      for path in files], ignore_index=True)
 
 
 def load_results() -> pd.DataFrame:
@@ -209,7 +76,7 @@ def load_results() -> pd.DataFrame:
 def _read_table() -> pd.DataFrame:
     """The stored table as it is (empty when there is none); raises when it is unreadable."""
     path = results_path()
-    return _typed(pd.read_parquet(path)) if path.exists() else empty_results()
+    return typed_rows(pd.read_parquet(path)) if path.exists() else empty_results()
 
 
 def _read_or_rebuild() -> pd.DataFrame:
@@ -230,11 +97,11 @@ def _rebuild(path: Path, exc: Exception) -> pd.DataFrame:
     found = [(folder, whole_run_rows(folder)) for folder in folders]
     parts = [rows for _, rows in found if isinstance(rows, pd.DataFrame)]
     parts += remembered_sources()
-    table = _typed(pd.concat([empty_results(), *parts], ignore_index=True))
+    table = typed_rows(pd.concat([empty_results(), *parts], ignore_index=True))
     table = table.drop_duplicates(subset=["source", "model", "revision", "suite", "construction",
                                           "filter", "metric"], keep="last")
     _save(table)
-    warnings.warn(f"the results table {path} was unreadable ({_first_line(exc)}); moved it to "
+    warnings.warn(f"the results table {path} was unreadable ({first_line(exc)}); moved it to "
                   f"{aside.name} and rebuilt it ({len(table):,} rows) from the run records and the "
                   "imported folders", stacklevel=3)
     skipped = Counter(why for _, why in found if isinstance(why, str))
@@ -277,12 +144,12 @@ def run_rows(path: Path) -> pd.DataFrame:
 def _remembered(kind: str) -> list[str]:
     """The folders the table is rebuilt from besides the cache's runs and imports: run records saved
     elsewhere with --out ("runs"), and folders imported before sources were labelled ("roots")."""
-    return list(JsonMemo(f"results/{IMPORTS}").read().get(kind, []))
+    return list(_memo().read().get(kind, []))
 
 
 def _remember(kind: str, folder: Path) -> None:
     """Add a folder to those the table is rebuilt from (see `_remembered`)."""
-    memo = JsonMemo(f"results/{IMPORTS}")
+    memo = _memo()
     folders = [f for f in _remembered(kind) if f != str(folder.resolve())] + [str(folder.resolve())]
     memo.write({**memo.read(), kind: folders})
 
@@ -293,11 +160,6 @@ def add_run_rows(folder: Path, rows: pd.DataFrame) -> pd.DataFrame:
     if folder.resolve().parent != cache_subdir("runs").resolve():
         _remember("runs", folder)
     return append_results(rows)
-
-
-def _first_line(exc: BaseException) -> str:
-    """The first line of an error's message."""
-    return (str(exc).splitlines() or [type(exc).__name__])[0]
 
 
 def _save(table: pd.DataFrame) -> None:
@@ -329,7 +191,7 @@ def _checked_rows(rows: pd.DataFrame) -> pd.DataFrame:
     if missing:
         raise InputError(f"results rows lack the columns {', '.join(missing)}")
     try:
-        new = _typed(rows)
+        new = typed_rows(rows)
     except (ValueError, TypeError) as exc:
         raise InputError(f"results rows: step must hold whole numbers (or be empty) and value "
                          f"numbers ({exc})") from exc
@@ -351,7 +213,7 @@ def _merged(table: pd.DataFrame, new: pd.DataFrame, *, replace: bool) -> pd.Data
                          f"({changed[0]}{', ...' if len(changed) > 1 else ''}) with different ones; "
                          "nothing was changed. Replace a source only on purpose: --replace (replace=True)")
     kept = table[~stored]
-    return _typed(pd.concat([kept, new], ignore_index=True)) if len(kept) else new
+    return typed_rows(pd.concat([kept, new], ignore_index=True)) if len(kept) else new
 
 
 def changed_sources(stored: pd.DataFrame, new: pd.DataFrame) -> list[str]:
@@ -408,7 +270,7 @@ def _with_bundle(table: pd.DataFrame) -> pd.DataFrame:
     if bundle is None:
         return table
     _remember_bundle(bundle)
-    return _typed(bundle.table_rows())
+    return typed_rows(bundle.table_rows())
 
 
 def _bundled_label_for(digest: str) -> str | None:
@@ -424,7 +286,7 @@ def import_bundled(*, replace: bool = False) -> pd.DataFrame:
     """Put the bundled published rows into the stored table (source label published@<commit>);
     returns them. A damaged or edited bundle is refused with the reason."""
     bundle = read_bundle()
-    rows = _typed(bundle.table_rows())
+    rows = typed_rows(bundle.table_rows())
     with _locked():
         _save(_merged(_read_or_rebuild(), rows, replace=replace))
         _remember_bundle(bundle)
@@ -459,7 +321,7 @@ def import_published(root: Path, *, replace: bool = False) -> pd.DataFrame:
     digest = content_digest(rows)
     folder = str(Path(root).resolve())
     label = _bundled_label_for(digest) or import_label(digest)
-    new = _typed(labelled(rows, label))
+    new = typed_rows(labelled(rows, label))
     with _locked():
         table = _with_bundle(_read_or_rebuild())
         earlier = _imports().get(folder)
@@ -523,13 +385,6 @@ def _reread(folder: Path) -> pd.DataFrame | None:
         return None
 
 
-def bundle_published(root: Path, *, repository: str = PUBLISHED_REPO, commit: str = PUBLISHED_COMMIT,
-                     path: Path | None = None) -> dict[str, object]:
-    """Make the bundled table from a published outputs_summary folder; returns its manifest."""
-    return write_bundle(read_published(root), repository=repository, commit=commit,
-                        folder=PUBLISHED_FOLDER, path=path)
-
-
 def summarize(rows: pd.DataFrame) -> dict[str, object]:
     """Rows, revisions and suites per model: what `results import` reports."""
     per_model = {
@@ -539,47 +394,6 @@ def summarize(rows: pd.DataFrame) -> dict[str, object]:
     }
     return {"rows": int(len(rows)), "sources": int(rows["source"].nunique()),
             "models": per_model}
-
-
-def _get(url: str, timeout: float = 60.0) -> bytes:
-    """Body of a GET request; InputError with the offline hint when GitHub cannot be reached."""
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:
-            return response.read()
-    except urllib.error.HTTPError as exc:
-        raise InputError(f"github.com answered {exc.code} {exc.reason} for {url}; try again later, "
-                         "or download the repository and run `python -m pfcore results import "
-                         "PATH`") from exc
-    except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
-        raise InputError(f"{OFFLINE_HINT} ({url}: {exc})") from exc
-
-
-def published_files() -> list[str]:
-    """Paths of the summary TSVs in the paper's repository at the pinned commit."""
-    url = (f"https://api.github.com/repos/{PUBLISHED_REPO}/git/trees/{PUBLISHED_COMMIT}"
-           "?recursive=1")
-    tree = json.loads(_get(url))
-    return sorted(item["path"] for item in tree.get("tree", [])
-                  if item.get("type") == "blob" and item["path"].endswith(".tsv")
-                  and item["path"].startswith(f"{PUBLISHED_FOLDER}/"))
-
-
-def fetch_published(dest: Path) -> list[Path]:
-    """Download the published summaries into dest (laid out as outputs_summary/ is); returns files.
-
-    Import them afterwards with `python -m pfcore results import DEST`.
-    """
-    dest = Path(dest)
-    written = []
-    for remote in published_files():
-        body = _get(f"https://raw.githubusercontent.com/{PUBLISHED_REPO}/{PUBLISHED_COMMIT}/"
-                    f"{remote}")
-        target = dest / Path(remote).relative_to(PUBLISHED_FOLDER)
-        written.append(write_atomic(target, body, "the published summary"))
-    if not written:
-        raise InputError(f"github.com lists no summary files under {PUBLISHED_FOLDER}/ at "
-                         f"{PUBLISHED_REPO}@{PUBLISHED_COMMIT[:7]}")
-    return written
 
 
 def import_note(rows: pd.DataFrame, where: str) -> str:
@@ -598,14 +412,6 @@ def import_folder(folder: str, *, replace: bool = False) -> str:
     return import_note(import_published(root, replace=replace), str(root))
 
 
-def fetch_and_import(*, replace: bool = False) -> str:
-    """Download the published summaries from the paper's repository into the cache and import
-    them; InputError (with what to do instead) when github.com cannot be reached."""
-    dest = cache_subdir("published")
-    fetch_published(dest)
-    return import_note(import_published(dest, replace=replace), f"downloaded from {PUBLISHED_REPO} into {dest}")
-
-
 def load_bundled() -> str:
     """Put the bundled published results into the table (no network); a report line."""
     rows = import_bundled()
@@ -613,25 +419,3 @@ def load_bundled() -> str:
             f"for {rows['model'].nunique()} models, as source {collection_of(str(rows['source'].iloc[0]))}.")
 
 
-@dataclass(frozen=True)
-class DuplicateCheckpoint:
-    """A checkpoint whose weights are the very same as an earlier step's (a published revision
-    that served other weights under its name): its changes are false zeros in a correlation."""
-
-    model: str
-    step: int
-    same_as: int
-    weights_sha256: str
-
-    def warning(self) -> str:
-        """The warning a user reads."""
-        return (f"{self.model}: step {self.step} has the same weights as step {self.same_as} (sha256 "
-                f"{self.weights_sha256[:12]}...); its changes are false zeros in first-difference "
-                "correlations (exclude it with --drop-duplicate-checkpoints)")
-
-
-def duplicate_checkpoints(table: pd.DataFrame, model: str) -> list[DuplicateCheckpoint]:
-    """The steps of one model's trajectory whose weight hash equals an earlier step's."""
-    rows = table[(table["model"] == model) & table["step"].notna() & (table["weights_sha256"] != "")]
-    steps = sorted((int(step), str(digest)) for step, digest in rows.groupby("step")["weights_sha256"].first().items())
-    return [DuplicateCheckpoint(model, step, first, digest) for step, first, digest in same_weights(steps)]

@@ -23,7 +23,7 @@ from huggingface_hub.errors import (
 
 from pfcore.errors import InputError
 from pfcore.items.schema import content_hash
-from pfcore.store.results import RESULT_COLUMNS, step_from_revision
+from pfcore.store.result_rows import RESULT_COLUMNS, step_from_revision
 from pfcore.suites.intervals import accuracy
 
 SequenceScorer = Callable[[list[str]], list[float]]

@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 
 from pfcore.errors import InputError
 from pfcore.items import default_items
 from pfcore.items.schema import Item, SemanticItem, SyntaxItem
 from pfcore.names import Construction, Reduction, SuiteName
-from pfcore.scoring.requests import LN2, RequestScorer, TokenScores
+from pfcore.scoring.requests import LN2, RequestScorer
+from pfcore.scoring.tables import stacked, token_table
 from pfcore.store.cache import score_persistent
 from pfcore.suites import semantic, syntax
 from pfcore.suites.registry import SUITES
@@ -118,13 +118,6 @@ class GroupScores:
     tokens: pd.DataFrame
 
 
-def stacked(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
-    """Several models' tables of the same shape as one, with a `model` column first."""
-    frames = [t.assign(model=label) for label, t in tables.items()]
-    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame({"model": []})
-    return table[["model", *[c for c in table.columns if c != "model"]]]
-
-
 def stacked_groups(groups: Mapping[str, GroupScores]) -> GroupScores:
     """One block scored by several models, as one GroupScores whose tables have a `model` column."""
     return GroupScores(stacked({m: g.rows for m, g in groups.items()}),
@@ -184,15 +177,3 @@ def _score_syntax(scorer: RequestScorer, items: Sequence[SyntaxItem]) -> GroupSc
     labels = [{"sentence": f"{i.connective} · {i.manipulation}", "text": i.sentence} for i in items]
     return GroupScores(_bits(rows[["connective", "manipulation", "surprisal", "sentence"]]), dec,
                        token_table(labels, scores))
-
-
-def token_table(labels: Sequence[Mapping[str, object]], scores: Sequence[TokenScores]) -> pd.DataFrame:
-    """Long per-token table: the label fields, position, token and surprisal in bits (the unit of
-    every number the app shows)."""
-    frames = []
-    for label, s in zip(labels, scores):
-        tokens = s.tokens  # decoded on each access: once here
-        frames.append(pd.DataFrame({**{k: [v] * len(tokens) for k, v in label.items()},
-                                    "position": np.arange(len(tokens)), "token": list(tokens),
-                                    "surprisal_bits": s.surprisals_bits}))
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()

@@ -1,16 +1,20 @@
 """A model's training checkpoints, as `trajectory`, `probe --revisions` and sweeps read them: hub
 revisions of one id (a list or the paper's log-spaced Pythia steps) or a folder of saved checkpoints,
-each with the step it stands for. Light to import: reading checkpoints loads no suite."""
+each with the step it stands for; and the steps whose weights repeat an earlier step's. Light to
+import: reading checkpoints loads no suite."""
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import pandas as pd
+
 from pfcore.errors import InputError
+from pfcore.models.identity import same_weights
 from pfcore.models.loading import check_revision
 from pfcore.models.spec import ModelSpec
-from pfcore.store.results import step_from_revision
+from pfcore.store.result_rows import step_from_revision
 
 # The log-spaced Pythia checkpoints the paper used for Pythia-12b (step1 ... step143000).
 PYTHIA_LOG = tuple(f"step{2 ** k}" for k in range(10)) + tuple(
@@ -72,3 +76,27 @@ def _folder_checkpoints(folder: Path, base: ModelSpec) -> list[Checkpoint]:
         raise InputError(f"{folder} holds no checkpoint folders (named step<N> or checkpoint-<N> "
                          "with a config.json)")
     return found
+
+
+@dataclass(frozen=True)
+class DuplicateCheckpoint:
+    """A checkpoint whose weights are the very same as an earlier step's (a published revision
+    that served other weights under its name): its changes are false zeros in a correlation."""
+
+    model: str
+    step: int
+    same_as: int
+    weights_sha256: str
+
+    def warning(self) -> str:
+        """The warning a user reads."""
+        return (f"{self.model}: step {self.step} has the same weights as step {self.same_as} (sha256 "
+                f"{self.weights_sha256[:12]}...); its changes are false zeros in first-difference "
+                "correlations (exclude it with --drop-duplicate-checkpoints)")
+
+
+def duplicate_checkpoints(table: pd.DataFrame, model: str) -> list[DuplicateCheckpoint]:
+    """The steps of one model's trajectory whose weight hash equals an earlier step's."""
+    rows = table[(table["model"] == model) & table["step"].notna() & (table["weights_sha256"] != "")]
+    steps = sorted((int(step), str(digest)) for step, digest in rows.groupby("step")["weights_sha256"].first().items())
+    return [DuplicateCheckpoint(model, step, first, digest) for step, first, digest in same_weights(steps)]

@@ -32,7 +32,8 @@ from pfcore.store.manifest import (
     now_iso,
     versions,
 )
-from pfcore.store.results import add_run_rows, step_from_revision
+from pfcore.store.result_rows import step_from_revision
+from pfcore.store.results import add_run_rows
 from pfcore.store.runs import RunRecord, save_run
 from pfcore.suites.base import ModelHandle, RunConfig, ScoreContext, Suite
 from pfcore.suites.registry import get_suite

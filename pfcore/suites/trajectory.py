@@ -13,9 +13,9 @@ import pandas as pd
 from pfcore.models.identity import weights_identity
 from pfcore.models.loading import clear_loaded
 from pfcore.names import SuiteName
-from pfcore.store.results import duplicate_checkpoints, load_results, withdraw_run
+from pfcore.store.results import load_results, withdraw_run
 from pfcore.suites.base import RunConfig
-from pfcore.suites.checkpoints import Checkpoint
+from pfcore.suites.checkpoints import Checkpoint, duplicate_checkpoints
 from pfcore.suites.runner import ResultsLabel, run_suite
 from pfcore.suites.settings import item_set, run_settings
 from pfcore.suites.trajectory_state import Entry, load_state, save_state, why_again, writing

@@ -15,7 +15,8 @@ from typing import Any
 from pfcore.errors import InputError
 from pfcore.paths import ReadKind, cache_subdir, file_slug, locked, read_bounded, write_atomic
 from pfcore.store.manifest import read_manifest
-from pfcore.store.results import RUN_ROWS, run_rows
+from pfcore.store.results import run_rows
+from pfcore.store.runs import RUN_ROWS
 from pfcore.suites.settings import changes, manifest_settings, weights_change
 
 Entry = dict[str, Any]  # record, step, model, revision, settings, items, weights

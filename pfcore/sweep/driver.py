@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from pfcore.errors import InputError, PfcoreError
+from pfcore.errors import InputError, PfcoreError, first_line
 from pfcore.models.loading import resolve_source
 from pfcore.models.spec import DEFAULT_MODEL
 from pfcore.paths import cache_subdir, make_folder, models_dir, write_atomic
@@ -82,7 +82,7 @@ def ray_session(address: str | None) -> Iterator[None]:
             ray.init(include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
     except (ConnectionError, RuntimeError, ValueError) as exc:
         processes.end(processes.family(processes.ray_children(before)))
-        raise InputError(f"cannot {where}: {(str(exc).splitlines() or [type(exc).__name__])[0]}") from exc
+        raise InputError(f"cannot {where}: {first_line(exc)}") from exc
     started = processes.ray_children(before)  # none when joining a cluster
     try:
         with processes.terminate_as_interrupt():

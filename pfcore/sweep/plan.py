@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from pfcore.errors import InputError
-from pfcore.items.lexicon import YamlChecker
 from pfcore.items.safe_yaml import compose
 from pfcore.items.schema import CONSTRUCTIONS
+from pfcore.items.yaml_check import Where, YamlChecker
 from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
 from pfcore.names import ModelKind, SuiteName
 from pfcore.paths import READ_CAPS, ReadKind, cache_subdir, read_bounded, too_large, write_atomic
@@ -32,8 +32,6 @@ MODEL_KEYS = {"model", "checkpoint-dir", "name", "kind", "dtype", "revisions", "
 SUITE_KEYS = {"constructions", "items", "limit-blocks", "scoring", "reduction", "bos", "chunk"}
 RESOURCE_KEYS = {"cpus", "gpus"}
 RETRIES = 3  # times Ray reruns a job whose worker process died
-
-Where = tuple[str | int, ...]
 
 
 @dataclass(frozen=True)
@@ -70,7 +68,7 @@ class SweepPlan:
 
 
 class _PlanChecker(YamlChecker):
-    """The lexicon's YAML checker (lines, duplicate and non-text keys, bad scalars) with the plan's
+    """The YAML checker (lines, duplicate and non-text keys, bad scalars) with the plan's
     value types added, and each model's problems naming the model."""
 
     def __init__(self, path: Path) -> None:

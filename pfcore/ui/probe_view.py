@@ -20,9 +20,9 @@ from pfcore.probe.verdict import AGAINST, CAVEAT, CONSISTENT, SINGLE, ProbeVerdi
 from pfcore.probe.view import followup_tokens, rises_in_bits, sentence_tokens, with_base_rates
 from pfcore.probe.words import FIRST_WORD_NOTE, score_sentences, sentence_token_table, word_table
 from pfcore.scoring.requests import Reduction
+from pfcore.scoring.tables import stacked
 from pfcore.store.cache import ScoreCache
 from pfcore.store.results import load_results
-from pfcore.suites.blocks import stacked
 from pfcore.suites.checkpoints import Checkpoint, checkpoints, series_name
 from pfcore.ui.downloads import chart, download_csv, download_json
 from pfcore.ui.errors import message_for

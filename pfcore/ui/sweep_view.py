@@ -25,7 +25,7 @@ def render_sweep_section() -> None:
     with shown_errors():
         st.subheader("Sweep (Ray)")
         st.markdown(EXPLAIN)
-        path = st.text_input("Plan file (YAML)", key="sweep_plan_path", placeholder="docs/plans/tiny.yaml")
+        path = st.text_input("Plan file (YAML)", key="sweep_plan_path", placeholder="docs/plans/example.yaml")
         upload = st.file_uploader("...or upload a plan", type=["yaml", "yml"], key="sweep_plan_upload",
                                   help="paths in an uploaded plan must be absolute")
         plan_file = str(save_uploaded_plan(upload.name, upload.getvalue())) if upload else path.strip()

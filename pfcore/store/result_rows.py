@@ -1,0 +1,42 @@
+"""The rows of the long results table: their columns and types, and the step a revision names."""
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from pfcore.models.spec import ALIASES
+
+RESULT_COLUMNS = ("model", "revision", "step", "suite", "construction", "filter", "metric",
+                  "value", "source")
+# Columns a row may lack (published summaries, older tables): filled with their default.
+OPTIONAL_COLUMNS = {"weights_sha256": ""}  # the checkpoint's content hash, for own runs
+TABLE_COLUMNS = (*RESULT_COLUMNS, *OPTIONAL_COLUMNS)
+
+
+def empty_results() -> pd.DataFrame:
+    """A results table with the right columns and no rows."""
+    return typed_rows(pd.DataFrame({col: [] for col in TABLE_COLUMNS}))
+
+
+def typed_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """Column order and dtypes: nullable integer step, float value, strings elsewhere; optional
+    columns a row lacks get their default."""
+    out = df.assign(**{col: default for col, default in OPTIONAL_COLUMNS.items() if col not in df.columns})
+    out = out.loc[:, list(TABLE_COLUMNS)].copy()
+    out[list(OPTIONAL_COLUMNS)] = out[list(OPTIONAL_COLUMNS)].fillna("")
+    for col in TABLE_COLUMNS:
+        if col == "step":
+            out[col] = pd.to_numeric(out[col]).astype("Int64")
+        elif col == "value":
+            out[col] = pd.to_numeric(out[col]).astype("float64")
+        else:
+            out[col] = out[col].astype(str)
+    out["model"] = out["model"].replace(ALIASES)  # rows written under the default model's earlier name
+    return out.reset_index(drop=True)
+
+
+def step_from_revision(revision: str) -> float:
+    """The step a revision names ("step1000", "stage1-step477000-tokens2001B"); NaN if none."""
+    match = re.search(r"(?:^|[^a-z])step(\d+)", str(revision), flags=re.IGNORECASE)
+    return float(match.group(1)) if match else float("nan")
