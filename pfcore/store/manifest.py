@@ -18,6 +18,7 @@ from typing import Any
 from pfcore import __version__
 from pfcore.errors import InputError
 from pfcore.models.spec import ALIASES
+from pfcore.names import ModelKind
 from pfcore.paths import REPO_ROOT, ReadKind, read_bounded
 
 
@@ -29,7 +30,7 @@ class ModelRecord:
     revision: str | None = None
     dtype: str = "float32"
     device: str = "cpu"
-    kind: str = "causal"
+    kind: str = ModelKind.CAUSAL.value
     trust_remote_code: bool = False
     source: str = ""
     weights_sha256: str = ""  # the weight files' content (a hub id: its local snapshot's): what the checkpoint is

@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="run a test suite on a model",
                        description="Score a suite's items, decide each pair, report accuracy "
                        "with 95%% intervals, and save a run record under cache/runs/.")
-    p.add_argument("--suite", default="semantic", choices=ALL_SUITES,
+    p.add_argument("--suite", default=SuiteName.SEMANTIC.value, choices=ALL_SUITES,
                    help="Paired-Focus suites (semantic, syntax, affinity) or a comparison benchmark")
     add_run_args(p)
     p.add_argument("--out", help="folder for the run record (default: cache/runs/<run id>)")
