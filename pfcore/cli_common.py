@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 MAX_MODELS = 4  # models one command compares side by side
 
 
-def add_model_args(parser: argparse.ArgumentParser, kind: bool = True, several: bool = False) -> None:
+def add_model_args(parser: argparse.ArgumentParser, *, with_kind: bool = True, several: bool = False) -> None:
     """--model (repeatable when `several`), --revision, --dtype, --device, --kind, --trust-remote-code."""
     if several:
         parser.add_argument("--model", action="append", default=None,
@@ -31,7 +31,7 @@ def add_model_args(parser: argparse.ArgumentParser, kind: bool = True, several: 
     parser.add_argument("--revision", default=None, help="hub revision, e.g. step1000")
     parser.add_argument("--dtype", default="float32", choices=DTYPES)
     parser.add_argument("--device", default="cpu")
-    if kind:
+    if with_kind:
         parser.add_argument("--kind", default=ModelKind.CAUSAL.value, choices=tuple(ModelKind),
                             help="causal: next-word models (GPT-style); masked: BERT-style models")
     parser.add_argument("--trust-remote-code", action="store_true",
@@ -74,7 +74,7 @@ def specs_from_args(args: argparse.Namespace) -> list[ModelSpec]:
             for name in names]
 
 
-def progress_bar(label: str, enabled: bool = True) -> Callable[[int, int], None]:
+def progress_bar(label: str, *, enabled: bool = True) -> Callable[[int, int], None]:
     """A stderr progress callback(done, total) with rate and ETA; silent when disabled."""
     start = time.monotonic()
     last = [0.0]

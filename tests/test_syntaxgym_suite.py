@@ -109,7 +109,7 @@ def write_suite(folder: Path, data: dict[str, Any], name: str = "suite.json") ->
 def rows_of(path: Path, corrected: bool = False) -> pd.DataFrame:
     """Region rows of one suite scored by the known scorer."""
     suite = syntaxgym.load_suites(path)[0]
-    return syntaxgym.score_suites([suite], KnownScorer(), lambda s, r: s.score(r), corrected)
+    return syntaxgym.score_suites([suite], KnownScorer(), lambda s, r: s.score(r), corrected=corrected)
 
 
 def test_region_sums_of_known_token_surprisals(tmp_path: Path) -> None:
@@ -182,7 +182,7 @@ def test_tiny_model_regions_are_token_or_word_sums(tiny_gpt2: Path, tmp_path: Pa
     first character lies in it."""
     scorer = CausalScorer(load_model(ModelSpec(str(tiny_gpt2))))
     suite = syntaxgym.load_suites(write_suite(tmp_path, suite_data()))[0]
-    rows = syntaxgym.score_suites([suite], scorer, lambda s, r: s.score(r), corrected)
+    rows = syntaxgym.score_suites([suite], scorer, lambda s, r: s.score(r), corrected=corrected)
     condition = suite.items[1].condition("good")
     scored = score_texts(scorer, [Request("", condition.sentence)])[0]
     region = condition.region(2).span

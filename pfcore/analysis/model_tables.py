@@ -123,7 +123,7 @@ class FigureData:
     partial: tuple[str, ...] = ()
 
 
-def figure_data(results: pd.DataFrame, include_runs: bool) -> FigureData:
+def figure_data(results: pd.DataFrame, *, include_runs: bool) -> FigureData:
     """The paper's Table 6 rows, plus own runs that cover all four constructions and whose model
     has sizes (Table 9 or the user's)."""
     if not include_runs or not run_models(results):

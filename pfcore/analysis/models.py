@@ -129,7 +129,7 @@ class MixedFit:
                 "coefficients": self.coefficients.to_dict(orient="records")}
 
 
-def fit_mixed(data: pd.DataFrame, predictors: tuple[str, ...] = tuple(PREDICTORS), reml: bool = True,
+def fit_mixed(data: pd.DataFrame, predictors: tuple[str, ...] = tuple(PREDICTORS), *, reml: bool = True,
               groups: str = "model") -> MixedFit:
     """accuracy ~ predictors (natural logs), random intercept per model (or per `groups` column);
     REML (or ML), Wald z-tests."""

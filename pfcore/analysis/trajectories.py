@@ -261,7 +261,7 @@ class FDPanels:
     problems: tuple[str, ...]
 
 
-def fd_panels(rows: pd.DataFrame, model: str, x: str, ys: Sequence[str], zscale: bool,
+def fd_panels(rows: pd.DataFrame, model: str, x: str, ys: Sequence[str], *, zscale: bool,
               drop_duplicates: bool = False) -> FDPanels:
     """First-difference correlations of x with each y; a pair that cannot be computed is reported."""
     if not ys:

@@ -60,7 +60,7 @@ def _command_line(args: argparse.Namespace) -> str:
 def generate_command(args: argparse.Namespace) -> int:
     """Generate one suite's items; everything is built before anything is written."""
     lexicon = load_lexicon(args.lexicon)
-    names = resolve_constructions(lexicon, args.construction.split(","), args.paper_compatible)
+    names = resolve_constructions(lexicon, args.construction.split(","), paper_compatible=args.paper_compatible)
     items = GENERATORS[args.suite](lexicon, names, paper_compatible=args.paper_compatible)
     fmt = format_for(args.out, args.format)
     meta = {"lexicon_version": lexicon.version, "lexicon_sha256": lexicon.sha256,

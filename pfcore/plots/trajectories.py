@@ -58,7 +58,7 @@ def _interval_notes(group: pd.DataFrame) -> list[str]:
             for lo, hi, n in zip(group["ci_low"], group["ci_high"], group["n"])]
 
 
-def trajectory_figure(curves: pd.DataFrame, title: str | None = None, log_x: bool = True,
+def trajectory_figure(curves: pd.DataFrame, title: str | None = None, *, log_x: bool = True,
                       chance: float | None = CHANCE) -> go.Figure:
     """One line per series over checkpoints, with a dashed chance line (Figure 2), and a shaded
     95% interval where the curves have one (columns ci_low, ci_high, n).
@@ -81,7 +81,7 @@ def trajectory_figure(curves: pd.DataFrame, title: str | None = None, log_x: boo
     return fig
 
 
-def construction_panels_figure(curves: pd.DataFrame, log_x: bool = True,
+def construction_panels_figure(curves: pd.DataFrame, *, log_x: bool = True,
                                chance: float | None = CHANCE) -> go.Figure:
     """One panel per construction, one line per filter in each (Figure 3), every panel with its own
     tick labels, and a shaded 95% interval where the curves have one.

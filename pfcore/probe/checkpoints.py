@@ -46,12 +46,12 @@ class CheckpointProbe:
 
 
 def probe_checkpoint(scorer: RequestScorer, point: Checkpoint, probe: Probe, pairs: Sequence[tuple[str, str]],
-                     cache: ScoreCache | None, reduction: Reduction = Reduction.MEAN,
+                     cache: ScoreCache | None, *, reduction: Reduction = Reduction.MEAN,
                      corrected: bool = True) -> CheckpointProbe:
     """Score the sentence's decisions (when it has some: the frame's, or the pairs') and its words at
     one checkpoint (`scorer` is that checkpoint's)."""
     verdict = probe_sentence(scorer, probe, pairs, cache, reduction) if pairs or probe.fits_frame else None
-    return CheckpointProbe(point, verdict, sentence_words(scorer, probe, cache, corrected))
+    return CheckpointProbe(point, verdict, sentence_words(scorer, probe, cache, corrected=corrected))
 
 
 def distinct_weights(probes: Sequence[CheckpointProbe]) -> tuple[list[CheckpointProbe], list[str]]:

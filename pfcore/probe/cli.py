@@ -75,7 +75,7 @@ def pairs_from_args(args: argparse.Namespace) -> list[tuple[str, str]]:
 
 
 def proposed_pairs(probe: Probe, proposal: Proposal | None, pairs: list[tuple[str, str]],
-                   auto: bool) -> list[tuple[str, str]]:
+                   *, auto: bool) -> list[tuple[str, str]]:
     """The proposed pair to score with --auto (none for a frame sentence without pairs: its block
     already holds the proposed follow-ups); an InputError saying why when nothing could be proposed."""
     if not auto or proposal is None or (probe.fits_frame and not pairs):
@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(probe.message.splitlines()[0])
     pairs = pairs_from_args(args)
     proposal = propose_followups(probe) if args.propose or args.auto else None
-    proposed = proposed_pairs(probe, proposal, pairs, args.auto)
+    proposed = proposed_pairs(probe, proposal, pairs, auto=args.auto)
     has_decisions = bool(pairs or proposed) or probe.fits_frame
     over_checkpoints = bool(args.revisions or args.checkpoint_dir)
     if not (has_decisions or args.words or proposal or over_checkpoints):
@@ -191,7 +191,8 @@ def _over_checkpoints(args: argparse.Namespace, probe: Probe, pairs: list[tuple[
     name = series_name(specs[0], args.checkpoint_dir, args.name)
     probes = []
     for number, point in enumerate(points, start=1):
-        probes.append(probe_checkpoint(_scorer(point.spec), point, probe, pairs, cache, args.reduction, args.corrected))
+        probes.append(probe_checkpoint(_scorer(point.spec), point, probe, pairs, cache, reduction=args.reduction,
+                                       corrected=args.corrected))
         clear_loaded()  # one checkpoint in memory at a time
         row = probes[-1].row()
         print(f"[{number}/{len(points)}] {point.label}: effect {row['effect']:+.3f} {UNIT[args.reduction]}, "

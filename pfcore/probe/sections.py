@@ -100,7 +100,7 @@ def _built(scorer: RequestScorer, probe: Probe, parts: dict[Section, list[Reques
                           reduction=reduction, top_k=top_k) if chosen is not None else None
     rises = manipulation_table(probe, plain[Section.MANIPULATIONS], reduction=reduction) \
         if Section.MANIPULATIONS in parts else None
-    return ProbeSections(probe, sentences, word_table(probe, *sentences, corrected) if sentences else None,
+    return ProbeSections(probe, sentences, word_table(probe, *sentences, corrected=corrected) if sentences else None,
                          verdict, shown, rises, stats)
 
 

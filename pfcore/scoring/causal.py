@@ -155,7 +155,7 @@ class CausalScorer:
     def cache_identity(self) -> dict[str, object]:
         """Model identity plus the settings that change scores (for the score cache)."""
         return {**model_identity(self.loaded.spec, self.loaded.source),
-                **ScoringMethod.CAUSAL.identity(self.settings.bos, self.settings.bow)}
+                **ScoringMethod.CAUSAL.identity(bos=self.settings.bos, bow=self.settings.bow)}
 
     @property
     def _bos_id(self) -> int | None:

@@ -163,7 +163,7 @@ def score_one(spec: ModelSpec, req: Request, args: argparse.Namespace,
               cache: ScoreCache | None) -> tuple[dict[str, object], str]:
     """One model's JSON object and text table for one request."""
     scorer = text_scorer(spec, bos=args.bos)
-    scored = score_texts(scorer, [req], through_cache(cache), args.corrected)[0] if args.words else None
+    scored = score_texts(scorer, [req], through_cache(cache), corrected=args.corrected)[0] if args.words else None
     scores = scored.scores if scored else through_cache(cache)(scorer, [req])[0]
     out = as_json(spec.label, req, scores, policy=first_token_policy(req, scorer.method, bos=args.bos))
     text = [table(scores)]
@@ -207,7 +207,8 @@ def score_file(args: argparse.Namespace, specs: list[ModelSpec], cache: ScoreCac
     for spec in specs:
         bar = progress_bar(spec.label, enabled=sys.stderr.isatty() or not args.json)
         scorer = text_scorer(spec, bos=args.bos)
-        tables.append(stimuli_table(stimuli, scorer, spec, level, args.corrected, through_cache(cache, bar)))
+        tables.append(stimuli_table(stimuli, scorer, spec, level, corrected=args.corrected,
+                                    score=through_cache(cache, bar)))
     both = pd.concat(tables, ignore_index=True)
     if args.out:
         write_text_atomic(Path(args.out), both.to_csv(index=False), what="the table (--out)")

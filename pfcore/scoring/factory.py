@@ -4,8 +4,9 @@ torch; aligning cached scores with words loads the tokenizer alone)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import cached_property
+from typing import Protocol
 
 from pfcore.errors import InputError
 from pfcore.models.identity import model_identity
@@ -17,11 +18,15 @@ from pfcore.scoring.next_tokens import TOP_K, NextTokens, most_likely_next
 from pfcore.scoring.requests import Progress, Request, RequestScorer, TokenScores
 from pfcore.scoring.words import text_ids, token_spans
 
-ScorerSource = Callable[[ModelSpec, ScoringMethod, bool], RequestScorer]
-"""Builds the scorer of (model spec, method, bos): `scorer_for` here, a cached one in the app."""
+
+class ScorerSource(Protocol):
+    """Builds the scorer of a model spec and method: `scorer_for` here, a cached one in the app."""
+
+    def __call__(self, spec: ModelSpec, method: ScoringMethod, *, bos: bool) -> RequestScorer:
+        """The scorer (bos by keyword)."""
 
 
-def make_scorer(loaded: LoadedModel, method: ScoringMethod, bos: bool = False) -> RequestScorer:
+def make_scorer(loaded: LoadedModel, method: ScoringMethod, *, bos: bool = False) -> RequestScorer:
     """The request scorer of a loaded model for a method (causal, PLL, or masked-token readout)."""
     check_fits(method, loaded.spec.kind, loaded.spec.label)
     if method is ScoringMethod.CAUSAL:
@@ -37,17 +42,17 @@ def make_scorer(loaded: LoadedModel, method: ScoringMethod, bos: bool = False) -
     raise InputError(f"{method.value!r} has no request scorer: it reads the model directly")
 
 
-def scorer_for(spec: ModelSpec, method: ScoringMethod, bos: bool = False) -> RequestScorer:
+def scorer_for(spec: ModelSpec, method: ScoringMethod, *, bos: bool = False) -> RequestScorer:
     """Load the model (cached per process) and build its scorer."""
-    return make_scorer(load_model(spec), method, bos)
+    return make_scorer(load_model(spec), method, bos=bos)
 
 
-def cache_identity(spec: ModelSpec, method: ScoringMethod, bos: bool = False,
+def cache_identity(spec: ModelSpec, method: ScoringMethod, *, bos: bool = False,
                    bow: bool = False) -> dict[str, object]:
     """The score cache's key material for a model and method (and its BOW variant), found without
     loading the model; equal to what the loaded scorer's `cache_identity()` gives."""
     source, _ = resolve_source(spec)
-    return {**model_identity(spec, source), **method.identity(bos, bow)}
+    return {**model_identity(spec, source), **method.identity(bos=bos, bow=bow)}
 
 
 class LazyScorer:
@@ -72,14 +77,14 @@ class LazyScorer:
         if self._bow_of is not None:
             return _variant(self._bow_of.scorer)
         started = time.monotonic()
-        scorer = self._source(self.spec, self._method, self.bos)
+        scorer = self._source(self.spec, self._method, bos=self.bos)
         self.load_s = time.monotonic() - started
         return scorer
 
     @cached_property
     def identity(self) -> dict[str, object]:
         """Model identity and scoring settings, found once without loading the model."""
-        return cache_identity(self.spec, self._method, self.bos, self._bow_of is not None)
+        return cache_identity(self.spec, self._method, bos=self.bos, bow=self._bow_of is not None)
 
     def cache_identity(self) -> dict[str, object]:
         """The score cache's key material (see `identity`)."""

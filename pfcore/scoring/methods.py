@@ -37,7 +37,7 @@ class ScoringMethod(StrEnum):
         """How the scores were computed, in words (for captions)."""
         return LABELS[self]
 
-    def identity(self, bos: bool = False, bow: bool = False) -> dict[str, object]:
+    def identity(self, *, bos: bool = False, bow: bool = False) -> dict[str, object]:
         """What of a scorer changes its scores, for cache keys (packing and batching do not); the
         BOW variant, whose scores carry beginning-of-word masses too, is keyed apart."""
         if self is ScoringMethod.CAUSAL:

@@ -72,7 +72,7 @@ class ScoreContext:
     model: ModelHandle | None = None
     stats: ScoreStats = field(default_factory=ScoreStats)
 
-    def scores(self, requests: Sequence[Request], report: bool = True) -> list[TokenScores]:
+    def scores(self, requests: Sequence[Request], *, report: bool = True) -> list[TokenScores]:
         """Per-token scores of the requests, through the score cache (reporting progress unless
         the suite reports its own)."""
         return score_cached(self.scorer, requests, self.cache, self.progress if report else None, self.chunk,

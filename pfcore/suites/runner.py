@@ -213,7 +213,7 @@ def estimate_plan(spec: ModelSpec, configs: Sequence[RunConfig], runs: Sequence[
         method = suite.method(spec, config.scoring)
         loaded = suite.load(config)
         items += len(suite.item_ids(loaded))
-        ns = namespace(cache_identity(spec, method, config.bos))
+        ns = namespace(cache_identity(spec, method, bos=config.bos))
         keys |= {request_key(ns, r.prefix, r.text) for r in suite.requests(loaded, method) or []}
     cache = ScoreCache()
     try:

@@ -64,7 +64,7 @@ def condition_requests(suite: GymSuite) -> list[Request]:
 
 
 def region_values(condition: Condition, scored: ScoredText, metric: str,
-                  corrected: bool) -> tuple[list[float], list[float]]:
+                  *, corrected: bool) -> tuple[list[float], list[float]]:
     """(the metric over each region's scored token surprisals, or over its scored words' corrected
     surprisals; the number of scored tokens in each region). A token belongs to the region of its
     first non-space character; a whitespace-only token to the region of the token after it."""
@@ -79,14 +79,14 @@ def region_values(condition: Condition, scored: ScoredText, metric: str,
     return aggregate(list(scored.scores.surprisals_bits), token_regions, n_regions, metric), counts
 
 
-def region_rows(suite: GymSuite, scored: Sequence[ScoredText], corrected: bool) -> pd.DataFrame:
+def region_rows(suite: GymSuite, scored: Sequence[ScoredText], *, corrected: bool) -> pd.DataFrame:
     """One row per item, condition and region with its aggregated surprisal (bits); `scored`
     follows `condition_requests(suite)`."""
     rows = []
     texts = iter(scored)
     for item in suite.items:
         for condition in item.conditions:
-            values, counts = region_values(condition, next(texts), suite.metric, corrected)
+            values, counts = region_values(condition, next(texts), suite.metric, corrected=corrected)
             for region, value, count in zip(condition.regions, values, counts):
                 rows.append((suite.name, item.number, condition.name, region.number,
                              suite.region_names[region.number], region.content, value, int(count)))
@@ -115,14 +115,14 @@ def summarize(decided: pd.DataFrame) -> pd.DataFrame:
 
 
 def score_suites(suites: Sequence[GymSuite], scorer: RequestScorer,
-                 score: ScoreFn, corrected: bool) -> pd.DataFrame:
+                 score: ScoreFn, *, corrected: bool) -> pd.DataFrame:
     """Region rows of every suite, scored in one pass (shared sentences once); the text of the
     suites' formulas rides along in `rows.attrs` for `SyntaxGymSuite.decide`. The correction is a
     causal model's: a masked model's regions keep their PLL token sums."""
     corrected = corrected and scorer.bow_scorer() is not None
     requests = [condition_requests(s) for s in suites]
-    scored = iter(score_texts(scorer, [r for part in requests for r in part], score, corrected))
-    rows = pd.concat([region_rows(s, [next(scored) for _ in part], corrected)
+    scored = iter(score_texts(scorer, [r for part in requests for r in part], score, corrected=corrected))
+    rows = pd.concat([region_rows(s, [next(scored) for _ in part], corrected=corrected)
                       for s, part in zip(suites, requests)], ignore_index=True)
     rows.attrs[PREDICTIONS] = {s.name: tuple(f.source for f in s.predictions) for s in suites}
     return rows
@@ -163,7 +163,7 @@ class SyntaxGymSuite(Suite):
         def through_cache(scorer: RequestScorer, requests: Sequence[Request]) -> list[TokenScores]:
             return replace(ctx, scorer=scorer).scores(requests)
 
-        return score_suites(items.suites, ctx.scorer, through_cache, items.corrected)
+        return score_suites(items.suites, ctx.scorer, through_cache, corrected=items.corrected)
 
     def decide(self, rows: pd.DataFrame) -> pd.DataFrame:
         """Each item's predictions, with the formulas `score` attached to the rows."""

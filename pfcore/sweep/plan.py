@@ -90,7 +90,7 @@ class _PlanChecker(YamlChecker):
             return None
         return value
 
-    def amount(self, value: Any, where: Where, positive: bool) -> float | None:
+    def amount(self, value: Any, where: Where, *, positive: bool) -> float | None:
         """A number above zero (or at least zero); None when absent (or wrong, with a problem)."""
         if value is None:
             return None

@@ -156,10 +156,10 @@ def _scorer(spec: ModelSpec, method: ScoringMethod, bos: bool) -> RequestScorer:
     if is_fake(spec):
         return FakeScorer()
     loaded, _ = cached_model(spec)
-    return make_scorer(loaded, method, bos)
+    return make_scorer(loaded, method, bos=bos)
 
 
-def scorer(spec: ModelSpec, method: ScoringMethod | None = None, bos: bool = False) -> RequestScorer:
+def scorer(spec: ModelSpec, method: ScoringMethod | None = None, *, bos: bool = False) -> RequestScorer:
     """The app's cached scorer of a model (the kind's default method unless one is given); also
     the `ScorerSource` the Run page hands to the runner."""
     return _scorer(spec, method or text_method(spec.kind), bos)

@@ -43,7 +43,8 @@ def words_section(probe: Probe, models: Models) -> None:
     corrected = c2.toggle("Beginning-of-word correction", value=True, key="probe_corrected",
                           persist_state="session", help=BOW_HELP)
     with st.spinner(f"Scoring the sentence with {models.named()}..."), closing(ScoreCache()) as cache:
-        scored = {label: score_sentences(s, probe, cache, bool(corrected)) for label, s in models.scorers.items()}
+        scored = {label: score_sentences(s, probe, cache, corrected=bool(corrected))
+                  for label, s in models.scorers.items()}
     if unit == "tokens":
         tokens = stacked({label: sentence_token_table(probe, *pair) for label, pair in scored.items()})
         st.caption("Surprisal of each token in bits; red: the tokens of focus 2.")
@@ -52,7 +53,7 @@ def words_section(probe: Probe, models: Models) -> None:
               "probe_sentence_tokens.html", key="probe_sentence_tokens_chart")
         download_csv(tokens, "probe_sentence_tokens.csv", "Sentence tokens (CSV)")
         return
-    words = stacked({label: word_table(probe, *pair, bool(corrected)) for label, pair in scored.items()})
+    words = stacked({label: word_table(probe, *pair, corrected=bool(corrected)) for label, pair in scored.items()})
     st.caption(f"Surprisal of each word in bits with '{probe.connective}' (solid) and with 'or' (dotted); below, "
                f"the difference ('{probe.connective}' minus 'or'; negative: the word is less surprising after the "
                f"construction). Shaded: focus 2. The connective is one row, its words summed; {FIRST_WORD_NOTE}.")
@@ -112,7 +113,7 @@ def _score_checkpoints(probe: Probe, pairs: Sequence[tuple[str, str]], reduction
     with closing(ScoreCache()) as cache:
         for number, point in enumerate(points, start=1):
             bar.progress((number - 1) / len(points), text=f"checkpoint {number} of {len(points)}: {point.label}")
-            probes.append(probe_checkpoint(lazy_scorer(point.spec), point, probe, pairs, cache, reduction))
+            probes.append(probe_checkpoint(lazy_scorer(point.spec), point, probe, pairs, cache, reduction=reduction))
     kept, repeats = distinct_weights(probes)
     bar.progress(1.0, text=f"{len(points)} checkpoints scored" + (f", {len(kept)} with distinct weights" if repeats
                                                                   else ""))
