@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-$(shell cat requirements.txt | cksum | cut -d' ' -f1
 HOST ?= 127.0.0.1
 PORT ?= 8501
 
-.PHONY: app test test-fast lint browser venv
+.PHONY: app app-public test test-fast lint browser venv
 
 venv: $(STAMP)
 
@@ -21,6 +21,11 @@ $(STAMP): requirements.txt
 
 app: $(STAMP)
 	$(PY) -m pfcore.ui.serve --server.address $(HOST) --server.port $(PORT) \
+		--server.headless true --browser.gatherUsageStats false
+
+# A class server (docs/teaching.md, A class server): public mode, models from PFCORE_MODELS_ALLOWED.
+app-public: $(STAMP)
+	$(PY) -m pfcore.ui.serve --public --server.address $(HOST) --server.port $(PORT) \
 		--server.headless true --browser.gatherUsageStats false
 
 # Debian's chromium for the real-browser test; skipped quietly where apt-get is not ours to use.

@@ -2,6 +2,7 @@
 import streamlit as st
 
 from pfcore.ui.errors import shown_errors
+from pfcore.ui.model import model_loading, wait_for_model
 from pfcore.ui.page import PAGES, start_page
 
 INTRO = """
@@ -13,13 +14,14 @@ it has learned their form (syntax) and their meaning (the scale they entail), fo
 paper *Language Models Learn Constructional Semantics, Not To Mention Syntax*.
 """
 
-choice = start_page("Paired-Focus explorer", INTRO)
+choice = start_page("Paired-Focus explorer", INTRO, wait_for_model=False)  # usable while the model loads
 with shown_errors():
     st.subheader("Pages")
     for page in PAGES[1:]:
         st.page_link(page.path, label=f"**{page.title}**: {page.what}", icon=page.icon)
     st.caption("Choose the model in the sidebar: it is used by every page. Scores are cached on "
                "disk, so anything scored once comes back instantly.")
-    if choice is None:
+    if choice is None and not model_loading():
         st.warning("No model is loaded: fix the model in the sidebar. The Models page works "
                    "without one.")
+wait_for_model()

@@ -5,8 +5,10 @@ from pfcore.items.schema import CONSTRUCTIONS
 from pfcore.names import SuiteName, construction_words
 from pfcore.plots.tokens import token_bars_figure
 from pfcore.suites.blocks import (
+    LAYOUTS,
     PICKER_LIMIT,
     ItemFilter,
+    correct_per_model,
     filter_items,
     group_count,
     group_labels,
@@ -22,7 +24,6 @@ from pfcore.ui.model import Models
 from pfcore.ui.page import start_page
 
 SHOWN_ROWS = 2000
-SUITES = {SuiteName.SEMANTIC: "Semantic (meaning)", SuiteName.SYNTAX: "Syntactic (form)"}
 INTRO = """The test items the suites score, as shipped in `data/items/`. **Semantic** items come in
 blocks of 8: a context with the construction or the control *or*, weak and strong focus in either
 order, and a follow-up whose blank is filled with *easier* and *harder*. **Syntactic** items are a
@@ -32,7 +33,7 @@ it with the model in the sidebar."""
 
 choice = start_page("Items", INTRO)
 state = st.session_state
-PARAMS = (Param("suite", "items_kind", choice_of(list(SUITES))),
+PARAMS = (Param("suite", "items_kind", choice_of(list(LAYOUTS))),
           Param("construction", lambda: f"items_cxn_{state.get('items_kind', SuiteName.SEMANTIC)}",
                 choice_of(list(CONSTRUCTIONS)), many=True),
           Param("block", lambda: f"items_group_{state.get('items_kind', SuiteName.SEMANTIC)}"))
@@ -41,8 +42,9 @@ with shown_errors():
     notes = apply(PARAMS, opened) if opened is not None else []
     state.setdefault("items_kind", SuiteName.SEMANTIC)
     show_link(publish("items", current(PARAMS)), notes)
-    suite = st.segmented_control("Suite", list(SUITES), format_func=SUITES.__getitem__, required=True, key="items_kind",
-                                 persist_state="session") or SuiteName.SEMANTIC
+    suite = st.segmented_control("Suite", list(LAYOUTS), format_func=lambda name: LAYOUTS[name].title, required=True,
+                                 key="items_kind", persist_state="session") or SuiteName.SEMANTIC
+    layout = LAYOUTS[suite]
     items = item_frame(suite)
     c1, c2, c3, c4 = st.columns(4)
     chosen = ItemFilter(
@@ -51,7 +53,7 @@ with shown_errors():
                                            key=f"items_cxn_{suite}", persist_state="session")),
         scales=tuple(c2.multiselect("Scale", sorted(items["scale"].unique()), key=f"items_scale_{suite}")),
         verbs=tuple(c3.multiselect("Verb", sorted(items["verb"].unique()), key=f"items_verb_{suite}")),
-        conditions=tuple(c4.multiselect("Condition" if suite == SuiteName.SEMANTIC else "Manipulation",
+        conditions=tuple(c4.multiselect(layout.condition,
                                         sorted(items["condition"].unique()), key=f"items_cond_{suite}")),
         search=st.text_input("Search the text", key=f"items_search_{suite}",
                              placeholder="e.g. rock, beautiful, couldn't"))
@@ -67,7 +69,7 @@ with shown_errors():
                          key=f"items_table_{suite}")
     download_csv(rows, f"{suite}_items.csv", "Download these items (CSV)")
 
-    st.subheader("One block, scored" if suite == SuiteName.SEMANTIC else "One base sentence, scored")
+    st.subheader(layout.heading)
     clicked = group_of_row(shown, suite, table.selection.rows[0]) if table.selection.rows else None
     linked = state.get(f"items_group_{suite}")
     labels = group_labels(rows, suite, keep=clicked or linked)
@@ -77,7 +79,7 @@ with shown_errors():
         if opened and "block" in opened:
             st.caption(f"block={linked!r} is not among the items shown; the first block is open instead")
         state[f"items_group_{suite}"] = next(iter(labels))
-    group_id = st.selectbox("Block" if suite == SuiteName.SEMANTIC else "Base sentence", list(labels),
+    group_id = st.selectbox(layout.group, list(labels),
                             format_func=labels.__getitem__, key=f"items_group_{suite}", persist_state="session")
     if group_count(rows, suite) > PICKER_LIMIT:
         st.caption(f"The first {PICKER_LIMIT:,} of {group_count(rows, suite):,} blocks are listed; filter the items "
@@ -91,36 +93,24 @@ with shown_errors():
     methods = "; ".join(f"{label}: {s.method.label}" for label, s in models.scorers.items())
     st.caption(f"Scored by {methods}; sentence scores are the mean log-probability per token, as in the paper's "
                "code; every value here is in bits.")
-    if suite == SuiteName.SEMANTIC:
-        st.markdown("**Rows**: log-odds = log P(*easier*) − log P(*harder*) of the follow-up given "
-                    "the context.")
-        st.dataframe(scored.rows, hide_index=True)
-        st.markdown("**Decisions**: the construction must move the log-odds further than *or*, in "
-                    "the direction it entails (higher for aligned1 and misaligned2, lower for "
-                    "aligned2 and misaligned1).")
-        st.dataframe(scored.decisions, hide_index=True)
-        correct = scored.decisions.groupby("model", sort=False)["correct"].agg(["sum", "size"])
-        for column, (label, counts) in zip(st.columns(len(correct)), correct.iterrows()):
-            column.metric(f"Correct pairs in this block ({label})", f"{int(counts['sum'])} of {int(counts['size'])}")
-        row = st.selectbox("Per-token surprisal of row", list(dict.fromkeys(scored.rows["row"])), key="items_row")
-        tokens = scored.tokens[scored.tokens["row"] == row]
-        chart(token_bars_figure(tokens, "fill", facet="model",
-                                title=f"{labels[group_id]}, {row}: the follow-up with each fill ({models.named()})"),
-              "item_tokens.html", key="items_tokens_chart")
+    st.markdown(layout.rows_note)
+    st.dataframe(scored.rows, hide_index=True)
+    st.markdown(layout.decisions_note)
+    st.dataframe(scored.decisions, hide_index=True)
+    if layout.correct_label is not None:
+        counts = correct_per_model(scored.decisions)
+        for column, (label, correct, total) in zip(st.columns(len(counts)), counts):
+            column.metric(f"{layout.correct_label} ({label})", f"{correct} of {total}")
+    names = list(dict.fromkeys(scored.tokens[layout.token_key]))
+    if layout.pick_one:
+        picked = [st.selectbox(f"Per-token surprisal of {layout.token_key}", names, key="items_row")]
     else:
-        st.markdown("**Sentences**: surprisal = − mean log-probability per token (bits).")
-        st.dataframe(scored.rows, hide_index=True)
-        st.markdown("**Decisions**: correct when the manipulation raises surprisal more with the "
-                    "construction than with *and*.")
-        st.dataframe(scored.decisions, hide_index=True)
-        sentences = list(dict.fromkeys(scored.tokens["sentence"]))
-        picked = st.multiselect("Per-token surprisal of", sentences, default=sentences[:2],
-                                key="items_sentences")
-        if picked:
-            tokens = scored.tokens[scored.tokens["sentence"].isin(picked)]
-            chart(token_bars_figure(tokens, "sentence", facet="model",
-                                    title=f"{labels[group_id]}: per-token surprisal ({models.named()})"),
-                  "item_tokens.html", key="items_tokens_chart")
+        picked = st.multiselect("Per-token surprisal of", names, default=names[:2], key="items_sentences")
+    if picked:
+        tokens = scored.tokens[scored.tokens[layout.token_key].isin(picked)]
+        title = layout.chart_title.format(group=labels[group_id], picked=picked[0])
+        chart(token_bars_figure(tokens, layout.colour, facet="model", title=f"{title} ({models.named()})"),
+              "item_tokens.html", key="items_tokens_chart")
     c1, c2 = st.columns(2)
     with c1:
         download_csv(scored.rows, f"{suite}_{group_id}_scores.csv", "Download scores (CSV)")

@@ -1,4 +1,6 @@
 """Run: the full suites on the chosen model, with progress, stop and resume, and downloads."""
+import tempfile
+from contextlib import nullcontext
 from pathlib import Path
 
 import streamlit as st
@@ -7,15 +9,17 @@ from pfcore.items.schema import CONSTRUCTIONS
 from pfcore.names import ModelKind, SuiteName
 from pfcore.plots.accuracy import accuracy_bars_figure
 from pfcore.store.runs import find_run, list_runs, load_run
+from pfcore.suites.deployment import deployment, private_runs
 from pfcore.suites.registry import get_suite, suites_for
-from pfcore.suites.report import headline_filters, run_label, shown_summary, summary_json
-from pfcore.suites.runner import PlanState, estimate_plan, plan_configs, run_plan
+from pfcore.suites.report import filter_names, headline_filters, run_label, shown_summary, summary_json
+from pfcore.suites.run_control import NoticeLevel, Press, RunControl
+from pfcore.suites.runner import PlanState, estimate_plan, plan_configs
 from pfcore.ui.downloads import chart, download_csv, download_json
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.links import Param, apply, current, opened_query, publish, show_link
 from pfcore.ui.model import scorer
 from pfcore.ui.page import start_page
-from pfcore.ui.progress import UI_CHUNK, format_seconds, plan_caption, progress_callback
+from pfcore.ui.progress import UI_CHUNK, format_seconds, plan_caption, progress_view
 from pfcore.ui.sweep_view import render_sweep_section
 
 INTRO = """Score whole suites with the model in the sidebar and get accuracy with 95% intervals per
@@ -24,8 +28,14 @@ computed: **Stop** any time, and **Resume** (or Run again) continues where it st
 scored once is never scored again. Results are saved under `cache/runs/` as CSV tables and a
 manifest."""
 
+SHOW = {NoticeLevel.INFO: st.info, NoticeLevel.WARNING: st.warning, NoticeLevel.SUCCESS: st.success}
+
 choice = start_page("Run", INTRO)
 state = st.session_state
+policy = deployment()
+if policy.public:  # a visitor's runs live in a folder of this session's, removed with the session
+    state.setdefault("run_session_dir", tempfile.TemporaryDirectory(prefix="pfcore-session-"))
+own_runs = Path(state.run_session_dir.name) if policy.public else None
 RUN_PARAM = Param("run", "run_pick", read=lambda run_id: str(find_run(run_id).path),
                   write=lambda path: Path(str(path)).name)
 opened = opened_query("run")
@@ -40,48 +50,37 @@ with shown_errors():
                             format_func=lambda s: get_suite(s).label, key="run_suites")
     constructions = c2.multiselect("Constructions", list(CONSTRUCTIONS), default=list(CONSTRUCTIONS),
                                    format_func=CONSTRUCTIONS.__getitem__, key="run_constructions")
-    blocks = c3.number_input("Blocks per construction", min_value=0, value=5, step=5, key="run_blocks",
-                             help="semantic blocks of 8, or syntactic base sentences; 0 = all of them")
-    configs = plan_configs(suites, constructions, int(blocks), UI_CHUNK)
-    runs = list_runs()
+    every = policy.allows_paths and c3.checkbox("All blocks", key="run_all", help="every block of the suites")
+    blocks = c3.number_input("Blocks per construction", min_value=1, max_value=policy.max_blocks if policy.public
+                             else None, value=5, step=5, key="run_blocks", disabled=every,
+                             help="semantic blocks of 8, or syntactic base sentences")
+    policy.check_blocks(None if every else int(blocks))
+    configs = plan_configs(suites, constructions, 0 if every else int(blocks), UI_CHUNK)
+    configs = private_runs(configs, own_runs) if own_runs else configs
+    runs = list_runs(own_runs)
     if choice is not None:
         estimate = estimate_plan(choice.spec, configs, runs)
         st.caption(plan_caption(estimate))
+    control = RunControl(PlanState(state.run_queue, state.run_finished))
+    has_model = choice is not None
     b1, b2, b3, _ = st.columns([1, 1, 1, 4])
-    start = b1.button("Run", type="primary", disabled=choice is None, key="run_start")
+    start = b1.button("Run", type="primary", disabled=not control.can_run(has_model=has_model), key="run_start")
     stop = b2.button("Stop", key="run_stop")
-    resume = b3.button("Resume", disabled=not state.run_queue or choice is None, key="run_resume")
-    if choice is None:
-        st.info("Load a model in the sidebar to run the suites.")
-    if start:
-        state.run_queue, state.run_finished = list(configs), []
-    plan = PlanState(state.run_queue, state.run_finished)
-    if stop and plan.queue:
-        st.warning(f"Stopped. {len(plan.queue)} suite run(s) left; everything scored so far is in "
-                   "the score cache. Press **Resume** to continue where it stopped.")
-    elif stop:
-        st.info("Nothing is running.")
-    elif plan.queue and not (start or resume):
-        st.info(f"An unfinished run is waiting ({', '.join(c.suite for c in plan.queue)}): press "
-                "**Resume** to continue it from the score cache.")
-    if (start or resume) and plan.queue and choice is not None:
-        try:
-            run_plan(choice.spec, plan, lambda c, n, t: progress_callback(f"{c.suite} ({n} of {t})"),
-                     scorers=scorer)
-        except Exception:
-            plan.queue.clear()  # a failed run is not resumable; Stop/leaving the page is
-            raise
-        for record in plan.finished:
-            st.success(f"{record.manifest.suite}: {record.manifest.items.count:,} items scored in "
-                       f"{format_seconds(record.manifest.timings_s.total_s)}.")
-        if plan.finished:
-            state.run_pick = str(plan.finished[-1].path)  # set, not cleared: the browser keeps a cleared pick
+    resume = b3.button("Resume", disabled=not control.can_resume(has_model=has_model), key="run_resume")
+    with policy.run_slot() if start or resume else nullcontext():  # public mode: one run per server
+        step = control.step(Press.of(run=start, stop=stop, resume=resume), configs=configs,
+                            spec=choice.spec if choice else None, duration=format_seconds,
+                            progress_for=lambda c, n, t: progress_view(f"{c.suite} ({n} of {t})"), scorers=scorer)
+    for notice in step.notices:
+        SHOW[notice.level](notice.text)
+    if step.newest is not None:
+        state.run_pick = str(step.newest.path)  # set, not cleared: the browser keeps a cleared pick
 
 render_sweep_section()  # before Results, which stops the page when there are no runs yet
 
 with shown_errors():
     st.subheader("Results")
-    runs = list_runs()  # again: a run may have finished above
+    runs = list_runs(own_runs)  # again: a run may have finished above
     if not runs:
         st.info("No runs yet: choose suites and constructions above and press **Run**. Runs made "
                 "with `python -m pfcore run` appear here too.")
@@ -96,9 +95,10 @@ with shown_errors():
     m = record.manifest
     st.caption(f"Model **{m.model.label}** · scoring {m.scoring} · {m.items.count:,} items "
                f"({', '.join(record.summary['construction'].astype(str).unique())}) · "
-               f"{m.timings_s.total_s:.1f} s · record `{record.path}`")
+               f"{m.timings_s.total_s:.1f} s" + (f" · record `{record.path}`" if policy.allows_paths else ""))
     summary = record.summary
-    filters = st.multiselect("Filters", list(dict.fromkeys(summary["filter"])),
+    names = filter_names(summary)
+    filters = st.multiselect("Filters", list(dict.fromkeys(summary["filter"])), format_func=lambda f: names[str(f)],
                              default=headline_filters(m.suite, summary), key=f"run_filters_{m.suite}")
     if not filters:
         st.info("Choose at least one filter to show.")
@@ -115,6 +115,8 @@ with shown_errors():
     if "rows" in record.tables:
         with d2:
             download_csv(record.tables["rows"], f"{m.run_id}_rows.csv", "Per-item scores (CSV)")
+    if not policy.allows_paths:  # the manifest and the JSON summary name folders of the server
+        st.stop()
     with d3:
         download_json(m.to_json(), f"{m.run_id}_manifest.json", "Manifest (JSON)")
     with d4:

@@ -6,16 +6,18 @@ from pfcore.analysis.model_tables import (
     TABLE_NOTES,
     figure_data,
     figure_models,
+    own_run_values,
     side_by_side,
     sizes_to_edit,
 )
-from pfcore.analysis.models import PAPER_RHO, accuracy_data, accuracy_parameter_rho
+from pfcore.analysis.models import PAPER_RHO, Origin, accuracy_data, accuracy_parameter_rho
 from pfcore.analysis.reference import TABLES
 from pfcore.models.spec import DEFAULT_MODEL_TITLE
 from pfcore.plots.accuracy import accuracy_vs_parameters_figure, mark_own_runs
 from pfcore.store.model_sizes import save_extra_models
 from pfcore.store.results import load_results
 from pfcore.store.runs import list_runs
+from pfcore.suites.deployment import PUBLIC_NOTE, deployment
 from pfcore.ui.downloads import chart, download_csv
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.mixed_view import render_mixed_effects
@@ -32,13 +34,21 @@ with shown_errors():
                          key="models_table")
     runs = list_runs()
     shown = side_by_side(table, runs)
-    if table != "Table 9" and not (shown["origin"] == "your run").any():
+    if table != "Table 9" and not (shown["origin"] == Origin.RUN).any():
         st.info("None of your runs fits this table yet: run the matching suite on the **Run** page "
                 "(semantic for Tables 5-6, syntactic for 7, Global Affinity for 8).")
-    if table in TABLE_NOTES and (shown["origin"] == "your run").any():
+    if table in TABLE_NOTES and (shown["origin"] == Origin.RUN).any():
         st.info(TABLE_NOTES[table])
-    st.dataframe(shown, hide_index=True, height=420)
+    st.dataframe(shown, hide_index=True, height=420, placeholder="–", column_config={
+        "source": st.column_config.TextColumn("source", width="large"),
+        "n": st.column_config.TextColumn("n (your runs: decisions per construction)")})
     download_csv(shown, f"{table.replace(' ', '_').lower()}_with_runs.csv", "Download this table (CSV)")
+    values = own_run_values(table, runs)
+    if len(values):
+        st.markdown("**Your runs in this table**, each value with its 95% interval and the number of decisions "
+                    "(sentences, for Global Affinity) it rests on:")
+        st.dataframe(values, hide_index=True, placeholder="–",
+                     column_config={"source": st.column_config.TextColumn("source", width="large")})
     st.caption(f"The embedded default model is {DEFAULT_MODEL_TITLE}: instruction tuning and 4-bit quantization "
                "both set it apart from the paper's base models, so its rows are not a reproduction of any of them.")
 
@@ -58,7 +68,7 @@ with shown_errors():
     rho = accuracy_parameter_rho(fig_data.data)
     figure = accuracy_vs_parameters_figure(models)
     figure.update_layout(title="Figure 1: semantic accuracy (plausible items) against parameters, the paper's 36 "
-                               "models" + (" and your runs" if (fig_data.data["origin"] == "run").any() else ""))
+                               "models" + (" and your runs" if (fig_data.data["origin"] == Origin.RUN).any() else ""))
     chart(mark_own_runs(figure, OWN_SUFFIX), "accuracy_vs_parameters.html", key="models_figure")
     paper_rho = accuracy_parameter_rho(accuracy_data("paper"))
     st.markdown(f"Spearman's ρ between average accuracy and parameter count: **{rho.rho:.3f}** "
@@ -81,7 +91,9 @@ with shown_errors():
     edited = st.data_editor(sizes_to_edit(results), num_rows="dynamic", hide_index=True, key="models_sizes")
     if "models_refused" in st.session_state:
         st.warning("Not saved: " + "; ".join(st.session_state.pop("models_refused")))
-    if st.button("Save sizes", key="models_save"):
+    if deployment().public:
+        st.caption(f"{PUBLIC_NOTE}: sizes are not saved here, so that no visitor changes what another sees.")
+    elif st.button("Save sizes", key="models_save"):
         kept, refused = save_extra_models(edited)
         st.session_state["models_saved"] = f"Saved {kept} complete row(s)."
         if refused:

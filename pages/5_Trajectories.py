@@ -1,15 +1,14 @@
 """Trajectories: accuracy over training checkpoints (the paper's Figures 2-4), published and own."""
+import pandas as pd
 import streamlit as st
 
 from pfcore.analysis.bands import band_note
-from pfcore.analysis.fdcorr import fd_correlation
+from pfcore.analysis.fdcorr import MIN_CHECKPOINTS, fd_correlation
 from pfcore.analysis.series import available_series
 from pfcore.analysis.trajectories import (
-    FD_X,
     FD_YS,
     FIGURE2,
     FIGURE3_FILTERS,
-    MIN_CHECKPOINTS,
     checkpoint_models,
     compare_choices,
     construction_curves,
@@ -17,6 +16,7 @@ from pfcore.analysis.trajectories import (
     curves,
     default_model,
     defaults,
+    fd_choices,
     fd_panels,
     fd_points,
     fd_stats,
@@ -34,9 +34,9 @@ from pfcore.analysis.trajectories import (
 from pfcore.paths import published_results_dir
 from pfcore.plots.trajectories import construction_figure, curves_figure, fd_figure
 from pfcore.store.fetch import fetch_and_import
-from pfcore.store.published import bundle_problem
+from pfcore.store.published import bundle_problem, uploaded_published
 from pfcore.store.results import import_folder, load_bundled
-from pfcore.suites.checkpoints import duplicate_checkpoints
+from pfcore.suites.deployment import PUBLIC_NOTE, deployment
 from pfcore.ui.downloads import chart, download_csv, slug
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.links import Param, apply, choice_of, current, opened_query, publish, show_link
@@ -64,6 +64,8 @@ with shown_errors():
     if "traj_message" in state:
         st.success(state.pop("traj_message"))
     table = results_table()
+    if "traj_uploaded" in state:  # public mode: this visitor's uploaded summaries, in the session only
+        table = pd.concat([table, state["traj_uploaded"]], ignore_index=True)
     models = checkpoint_models(table)
     if problem := bundle_problem():
         st.warning(problem)
@@ -120,26 +122,24 @@ if shown:
                      "Download the plotted values (CSV)", key="traj_fig3_csv")
 
     st.subheader("First-difference correlations (Figure 4)")
-    n_steps = rows["step"].nunique()
-    if n_steps < MIN_CHECKPOINTS:
+    fd = fd_choices(rows, model, available)
+    if not fd.enough:
         st.info(f"A first-difference correlation needs at least {MIN_CHECKPOINTS} checkpoints; "
-                f"{model} has {n_steps} here. Add checkpoints to the trajectory to see them.")
+                f"{model} has {fd.checkpoints} here. Add checkpoints to the trajectory to see them.")
     else:
         st.caption("Each point is one checkpoint: how much each series changed since the previous "
                    "one. Spearman's ρ of those changes says whether two abilities grow together.")
         zscale = st.toggle("Z-scale the changes (the authors' method)", value=True, key="traj_zscale",
                            help="changes z-scored over every series of the same published file, the "
                                 "first checkpoint kept as a change of 0 (docs/analysis.md)")
-        duplicates = duplicate_checkpoints(rows, model)
-        for duplicate in duplicates:
-            st.warning(duplicate.warning().replace("--drop-duplicate-checkpoints", "the switch below"))
-        drop = bool(duplicates) and st.toggle("Leave out checkpoints whose weights repeat an earlier step's",
-                                              value=True, key="traj_drop_duplicates")
+        for duplicate in fd.duplicates:
+            st.warning(f"{duplicate.finding()}: the switch below leaves such steps out.")
+        drop = bool(fd.duplicates) and st.toggle("Leave out checkpoints whose weights repeat an earlier step's",
+                                                 value=True, key="traj_drop_duplicates")
         with shown_errors():
-            pf_series = [n for n in available if n.startswith("pf_avg:")] or available
             c1, c2 = st.columns([1, 2])
-            x = c1.selectbox("Against", pf_series, index=pf_series.index(FD_X) if FD_X in pf_series else 0,
-                             format_func=series_label, key=widget_key("fd_x", model, source))
+            x = c1.selectbox("Against", fd.against, index=fd.first, format_func=series_label,
+                             key=widget_key("fd_x", model, source))
             ys = c2.multiselect("Series", available, default=defaults(FD_YS, available, besides=x),
                                 format_func=series_label, key=widget_key("fd_ys", model, source))
             panels = fd_panels(rows, model, x, ys, zscale=zscale, drop_duplicates=drop)
@@ -186,6 +186,21 @@ with st.expander("Add results: the published summaries, or a folder of them", ex
         with shown_errors(), st.spinner("Loading..."):
             state["traj_message"] = load_bundled()
             st.rerun()
+    if not deployment().allows_paths:
+        st.caption(f"{PUBLIC_NOTE}: folder imports and fetches are off here. Upload published summary TSVs "
+                   "instead: they stay in your session, and nobody else sees them.")
+        uploads = st.file_uploader("Published summary TSVs of one model", type=["tsv"], accept_multiple_files=True,
+                                   key="traj_uploads")
+        owner = st.text_input("The model they belong to (hub id)", key="traj_upload_model",
+                              placeholder="EleutherAI/pythia-160m")
+        if st.button("Add to my view", key="traj_add_uploads", disabled=not uploads):
+            with shown_errors():
+                for upload in uploads or []:
+                    deployment().check_upload(upload.size)
+                state["traj_uploaded"] = uploaded_published([(u.name, u.getvalue()) for u in uploads or []], owner)
+                state["traj_message"] = f"Added {len(state['traj_uploaded']):,} rows to your view (this session only)."
+                st.rerun()
+        st.stop()
     folder = st.text_input("Folder of the published summaries", value=published_results_dir(),
                            key="traj_import_folder", placeholder="path/to/Meaning_Alone/outputs_summary")
     replace = st.checkbox("Replace my earlier import of this folder", key="traj_replace",

@@ -2,8 +2,10 @@
 per region with the model in the sidebar; SyntaxGym's predictions and the long tables to download."""
 import streamlit as st
 
-from pfcore.plots.regions import region_bars_figure
+from pfcore.plots.regions import region_bars_figure, unscored_regions
 from pfcore.plots.tokens import token_bars_figure
+from pfcore.suites.deployment import deployment
+from pfcore.suites.report import filter_names
 from pfcore.suites.stimuli import analyse_stimuli, read_stimuli_file, stimuli_from_upload, word_bars
 from pfcore.ui.downloads import chart, download_csv, slug
 from pfcore.ui.errors import shown_errors
@@ -23,13 +25,18 @@ with shown_errors():
     c1, c2 = st.columns(2)
     upload = c1.file_uploader("Upload a stimuli file", type=["csv", "json"], key="stimuli_upload")
     path = c2.text_input("...or the path of one on this machine", key="stimuli_path",
-                         placeholder="syntactic-generalization/test_suites/json/number_src.json")
+                         placeholder="syntactic-generalization/test_suites/json/number_src.json") \
+        if deployment().allows_paths else ""
     corrected = st.toggle("Beginning-of-word correction", value=True, key="stimuli_corrected",
                           help="Off: a word's surprisal is the plain sum of its tokens' (regions of SyntaxGym "
                                "suites then aggregate token surprisals, as syntaxgym-core does).")
     if upload is None and not path.strip():
-        st.info("Upload a stimuli file or type the path of one.")
+        st.info("Upload a stimuli file or type the path of one." if deployment().allows_paths else
+                "Upload a stimuli file (this server is in public mode: files come by upload only).")
         st.stop()
+    if upload is not None and path.strip():
+        st.info(f"Scoring the uploaded file **{upload.name}**; the path typed (`{path.strip()}`) is not read. "
+                "Remove the upload to score the file at that path.")
     stimuli = stimuli_from_upload(upload.name, upload.getvalue()) if upload else read_stimuli_file(path.strip())
     if choice is None:
         st.info("Load a model in the sidebar to score these stimuli.")
@@ -42,10 +49,15 @@ with shown_errors():
         st.subheader("Surprisal by region and condition")
         chart(region_bars_figure(result.by_condition, title=f"{name}: surprisal by region and condition, "
                                  f"{choice.spec.label}"), f"{name}_regions.html", key="stimuli_regions_chart")
+        unscored = unscored_regions(result.by_condition)
+        if unscored:
+            st.caption(f"Not drawn: region {', '.join(unscored)}, which has no scored word (a sentence's first "
+                       "word has no context).")
         if result.accuracy is not None:
             st.subheader("Predictions")
-            st.dataframe(result.accuracy.rename(columns={"construction": "suite", "filter": "prediction"}),
-                         hide_index=True)
+            named = result.accuracy.assign(filter=result.accuracy["filter"].astype(str).map(
+                filter_names(result.accuracy))).drop(columns="formula")
+            st.dataframe(named.rename(columns={"construction": "suite", "filter": "prediction"}), hide_index=True)
         st.subheader("Regions")
         st.dataframe(result.regions, hide_index=True)
         download_csv(result.regions, f"{name}_regions.csv", "Download the regions (CSV)")

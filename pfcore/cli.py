@@ -16,6 +16,7 @@ import warnings
 from collections.abc import Sequence
 from typing import NoReturn
 
+from pfcore.cli_common import bar_line_ended
 from pfcore.errors import InputError, PfcoreError, environment_problem
 
 # command -> (module exposing `register(subparsers)`, one-line help for the command list)
@@ -89,7 +90,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_arguments(args_list)
         command = next((a for a in args_list if not a.startswith("-")), None)
         args = build_parser(command).parse_args(args_list)
-        return int(args.func(args) or 0)
+        with bar_line_ended():
+            return int(args.func(args) or 0)
     except PfcoreError as exc:
         print(f"error: {_one_line(str(exc))}", file=sys.stderr)
         return 2

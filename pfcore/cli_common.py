@@ -1,20 +1,26 @@
-"""Arguments shared by the sub-commands that load a model, a terminal progress bar, and tables as
-JSON rows."""
+"""Arguments shared by the sub-commands that load a model, the terminal's progress bar (a view of
+pfcore.progress.Progress), tables as JSON rows, and the printing of the commands that compare models
+(pfcore.output's envelope)."""
 from __future__ import annotations
 
 import argparse
 import json
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from pfcore.errors import InputError
 from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
 from pfcore.names import ModelKind
+from pfcore.output import envelope
+from pfcore.progress import Progress, ProgressMeter, ProgressView, text_bar, throttled
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from pfcore.suites.checkpoints import DuplicateCheckpoint
 
 MAX_MODELS = 4  # models one command compares side by side
 
@@ -74,31 +80,55 @@ def specs_from_args(args: argparse.Namespace) -> list[ModelSpec]:
             for name in names]
 
 
-def progress_bar(label: str, *, enabled: bool = True) -> Callable[[int, int], None]:
-    """A stderr progress callback(done, total) with rate and ETA; silent when disabled."""
-    start = time.monotonic()
-    last = [0.0]
+OPEN_BAR = [0]  # the width of the progress bar line left open on stderr (0: none)
 
-    def update(done: int, total: int) -> None:
-        now = time.monotonic()
-        if not enabled or (now - last[0] < 0.5 and done < total):
-            return
-        last[0] = now
-        elapsed = now - start
-        rate = done / elapsed if elapsed > 0 else 0.0
-        eta = (total - done) / rate if rate > 0 else float("nan")
-        width = 30
-        filled = int(width * done / total) if total else width
-        sys.stderr.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} "
-                         f"{rate:.1f}/s ETA {eta:4.0f}s ")
-        if done >= total:
-            sys.stderr.write("\n")
+
+def progress_view(label: str, *, enabled: bool = True, clock: Callable[[], float] = time.monotonic
+                  ) -> ProgressView:
+    """A stderr bar drawing a run's Progress (done of total, from the cache, rate, ETA), redrawn in
+    place at most twice a second; silent when disabled."""
+    def draw(progress: Progress) -> None:
+        line = f"{label} {text_bar(progress.fraction)} {progress.text()}"
+        finished = progress.done >= progress.total
+        sys.stderr.write(f"\r{line.ljust(OPEN_BAR[0])}" + ("\n" if finished else ""))
         sys.stderr.flush()
+        OPEN_BAR[0] = 0 if finished else len(line)
 
-    return update
+    return throttled(draw, min_interval=0.5, clock=clock) if enabled else lambda progress: None
+
+
+@contextmanager
+def bar_line_ended() -> Iterator[None]:
+    """On an exception, end the progress bar's open line first, so the message that follows (an
+    error, "interrupted") starts a line of its own."""
+    try:
+        yield
+    except BaseException:
+        if OPEN_BAR[0]:
+            sys.stderr.write("\n")
+            OPEN_BAR[0] = 0
+        raise
+
+
+def progress_bar(label: str, *, enabled: bool = True, clock: Callable[[], float] = time.monotonic
+                 ) -> Callable[[int, int], None]:
+    """A progress(done, total) callback for a scoring job that is not a run (`score --file`), drawn
+    by `progress_view`."""
+    return ProgressMeter(progress_view(label, enabled=enabled, clock=clock), clock=clock)
 
 
 def json_rows(df: pd.DataFrame) -> list[dict[str, object]]:
     """A table's rows as JSON-ready dicts (NaN as null, 15 significant digits), for --json output."""
     rows: list[dict[str, object]] = json.loads(df.to_json(orient="records", double_precision=15))
     return rows
+
+
+def print_envelope(objects: Sequence[object]) -> None:
+    """Print the models' JSON objects in pfcore.output's envelope, as one line of strict JSON (no NaN)."""
+    print(json.dumps(envelope(objects), allow_nan=False))
+
+
+def duplicate_warning(duplicate: DuplicateCheckpoint, *, excluded: bool) -> str:
+    """The command line's warning of a checkpoint whose weights repeat an earlier step's."""
+    how = "excluded" if excluded else "exclude it with `pfcore analyze fdcorr --drop-duplicate-checkpoints`"
+    return f"warning: {duplicate.finding()} ({how})"

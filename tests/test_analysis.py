@@ -209,7 +209,7 @@ def test_mixed_model_on_own_runs(cache_dir: Path, tmp_path: Path) -> None:
     data = models.accuracy_data("runs", table, info)
     assert sorted(data["accuracy"].unique()) == [50.0, 60.0, 70.0]
     both = models.accuracy_data("both", table, info)
-    assert both["model"].nunique() == 37 and set(both["origin"]) == {"paper", "run"}
+    assert both["model"].nunique() == 37 and set(both["origin"]) == {"paper", "your run"}
     assert models.accuracy_parameter_rho(data).rho == pytest.approx(1.0)  # 1M < 125M < 1B
     assert models.fit_mixed(both).n_models == 37  # runs of paper models join their group
     info.write_text("hf_id,parameters,pretraining_tokens,model_type\norg/tiny,1,1,GPT\n")

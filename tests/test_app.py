@@ -11,11 +11,11 @@ from streamlit.testing.v1 import AppTest
 from pfcore.items.schema import CONSTRUCTIONS
 from pfcore.models import ModelSpec
 from pfcore.probe import FRAME_EXAMPLE
+from pfcore.progress import ProgressMeter, format_seconds
 from pfcore.scoring.fake import ENABLE_VAR, FAKE_MODEL
 from pfcore.store.model_sizes import extra_models_path
 from pfcore.store.runs import list_runs
 from pfcore.suites.runner import RunConfig, run_suite
-from pfcore.ui.progress import Eta, format_seconds
 from tests.app_helpers import ROOT, TIMEOUT, frame_with, no_errors, page, texts
 
 PROBE_KEY = f"probe_cxn_{FRAME_EXAMPLE}"
@@ -54,9 +54,12 @@ def test_kind_mismatch_is_explained(tiny_bert: Path, cache_dir: Path) -> None:
 
 def test_eta_counts_only_fresh_work() -> None:
     clock = iter([0.0, 10.0])
-    eta = Eta(clock=lambda: next(clock))
-    assert eta.update(40, 100) == "40 of 100 requests · 40 from the score cache"
-    assert eta.update(60, 100) == ("60 of 100 requests · 40 from the score cache · 2.0/s · ETA 20 s")
+    shown: list = []
+    meter = ProgressMeter(shown.append, clock=lambda: next(clock))
+    meter(40, 100)
+    assert shown[-1].text() == "40 of 100 requests · 40 from the score cache · ETA estimating..."
+    meter(60, 100)
+    assert shown[-1].text() == "60 of 100 requests · 40 from the score cache · 2.0 requests/s · ETA 20 s"
     assert format_seconds(185) == "3 min 05 s" and format_seconds(3720) == "1 h 02 min"
     assert format_seconds(0.21) == "0.2 s" and format_seconds(42.4) == "42 s" and format_seconds(-1) == "0.0 s"
 
@@ -66,7 +69,7 @@ def test_eta_counts_only_fresh_work() -> None:
 def test_probe_gives_the_balanced_verdict_on_a_frame_sentence(tiny_gpt2: Path, cache_dir: Path) -> None:
     at = page("pages/1_Probe.py", tiny_gpt2).run()
     no_errors(at)
-    decisions = frame_with(at, "condition")
+    decisions = frame_with(at, "shift_construction_bits_per_token")  # every column, folded away
     assert list(decisions["condition"]) == ["aligned1", "aligned2", "misaligned1", "misaligned2"]
     assert list(decisions["effect_bits_per_token"]) == pytest.approx(list(
         decisions["shift_construction_bits_per_token"] - decisions["shift_control_bits_per_token"]))
@@ -98,7 +101,7 @@ def test_probe_switches_construction_in_one_click(tiny_gpt2: Path, cache_dir: Pa
 def test_probe_free_sentence_with_one_pair_is_read_in_both_orders(tiny_gpt2: Path, cache_dir: Path) -> None:
     at = page("pages/1_Probe.py", tiny_gpt2).run()
     sentence = "He doesn't like shrimp, let alone squid."
-    at.text_area(key="probe_text").input(sentence).run()
+    at.text_input(key="probe_text").input(sentence).run()
     assert any("Type a follow-up pair" in i for i in texts(at.info))
     words = frame_with(at, "difference_bits")  # the sentence word by word, before any follow-up
     assert list(words["word"]) == ["He", "doesn't", "like", "shrimp,", "let alone", "squid."]
@@ -120,7 +123,7 @@ def test_probe_free_sentence_with_one_pair_is_read_in_both_orders(tiny_gpt2: Pat
 def test_probe_bad_input_gets_a_clear_message(text: str, where: str, expected: str,
                                               tiny_gpt2: Path, cache_dir: Path) -> None:
     at = page("pages/1_Probe.py", tiny_gpt2).run()
-    at.text_area(key="probe_text").input(text).run()
+    at.text_input(key="probe_text").input(text).run()
     assert not at.exception
     assert any(expected in m for m in texts(getattr(at, where)))
     assert not at.dataframe
@@ -129,10 +132,10 @@ def test_probe_bad_input_gets_a_clear_message(text: str, where: str, expected: s
 def test_probe_keeps_an_over_long_paste_and_says_why(tiny_gpt2: Path, cache_dir: Path) -> None:
     pasted = "You couldn't lift a tiny rock, let alone a huge one. " * 50  # 2,650 characters
     at = page("pages/1_Probe.py", tiny_gpt2).run()
-    at.text_area(key="probe_text").input(pasted).run()
+    at.text_input(key="probe_text").input(pasted).run()
     assert not at.exception
     assert any("2,650 characters" in e and "at most 500" in e for e in texts(at.error))
-    assert at.text_area(key="probe_text").value == pasted and not at.dataframe
+    assert at.text_input(key="probe_text").value == pasted and not at.dataframe
 
 
 def test_probe_with_a_masked_model(tiny_bert: Path, cache_dir: Path) -> None:
@@ -366,7 +369,7 @@ def test_charts_export_svg_or_png_with_a_telling_name_and_title(tiny_gpt2: Path,
     config = json.loads(chart.config)
     assert config["toImageButtonOptions"]["format"] == "svg"
     assert config["toImageButtonOptions"]["filename"] == "probe_words"
-    title = json.loads(chart.spec)["layout"]["title"]["text"]
+    title = json.loads(chart.spec)["layout"]["title"]["text"].replace("<br>", " ")  # wrapped to fit
     assert FRAME_EXAMPLE in title and str(tiny_gpt2) in title  # the exported file says what it shows
     at.sidebar.radio(key="chart_format").set_value("png").run()
     assert json.loads(at.get("plotly_chart")[0].proto.config)["toImageButtonOptions"]["format"] == "png"

@@ -14,6 +14,7 @@ from pfcore.lesson.glossary import TERMS
 from pfcore.plots.lesson import PROJECTOR_FONT
 from pfcore.scoring.fake import ENABLE_VAR, FAKE_MODEL
 from pfcore.ui.lesson_view import PRESENTER_CSS, STEP_KEY, field_key
+from pfcore.ui.links import COPIED
 from tests.app_helpers import ROOT, no_errors, page, texts
 
 PAGE = "pages/7_Lesson.py"
@@ -24,6 +25,11 @@ def fake_model(monkeypatch: pytest.MonkeyPatch) -> str:
     """The deterministic stand-in scorer."""
     monkeypatch.setenv(ENABLE_VAR, "1")
     return FAKE_MODEL
+
+
+def page_html(at: AppTest) -> list[str]:
+    """The page's own HTML elements, less the Copy link button (which every linked page has)."""
+    return [h.proto.body for h in at.get("html") if COPIED not in h.proto.body]
 
 
 def notices(at: AppTest) -> list[str]:
@@ -57,7 +63,7 @@ def walk(at: AppTest) -> None:
 
 def test_every_step_with_next_and_back(fake_model: str, cache_dir: Path) -> None:
     at = page(PAGE, fake_model).run()
-    assert not at.get("html")  # the usual type outside the presenter view
+    assert page_html(at) == []  # the usual type outside the presenter view
     walk(at)
     assert "Download the handout (HTML)" in [b.proto.label for b in at.get("download_button")]
 
@@ -83,7 +89,7 @@ def test_a_link_reopens_a_step_in_the_presenter_view(fake_model: str, cache_dir:
     at.run()
     check_step(at, 5)
     assert at.toggle(key="lesson_presenter").value is True
-    assert [h.proto.body for h in at.get("html")] == [PRESENTER_CSS]  # large type
+    assert page_html(at) == [PRESENTER_CSS]  # large type
     assert json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["font"]["size"] == PROJECTOR_FONT
     assert "much less" in notices(at)[0]
     assert any("colour (not a setting of this page)" in c for c in texts(at.caption))

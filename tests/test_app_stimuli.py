@@ -20,7 +20,8 @@ def test_suite_regions_predictions_and_downloads(tiny_gpt2: Path, tmp_path: Path
     no_errors(at)
     assert len(at.get("plotly_chart")) == 1
     predictions, regions, words = (frame.value for frame in at.dataframe)
-    assert predictions["suite"].tolist() == ["handmade"] and predictions["prediction"].tolist() == ["0"]
+    assert predictions["suite"].tolist() == ["handmade"]
+    assert predictions["prediction"].tolist() == ["prediction 1: (2;%good%) < (2;%bad%)"]
     assert 0 <= predictions["accuracy"].iloc[0] <= 1 and predictions["n"].iloc[0] == 3
     assert len(regions) == 3 * 2 * 3 and "region" in regions.columns
     assert {"word", "surprisal_bits", "surprisal_bits_uncorrected"} <= set(words.columns)

@@ -47,7 +47,8 @@ def conditional_fn(lm: minicons_scorer.IncrementalLMScorer) -> benchmarks_common
 def test_score_blimp_matches_minicons(blimp_folder: Path, lm, sequence_fn) -> None:
     items = blimp.load_blimp(blimp_folder, paradigms=["passive_1", "wh_island"], limit=6)
     seen: list[tuple[int, int]] = []
-    scored = blimp.score_blimp(items, sequence_fn, batch_size=5, progress=lambda d, t: seen.append((d, t)))
+    scored = benchmarks_common.score_sentence_pairs(items, sequence_fn, batch_size=5,
+                                                    progress=lambda d, t: seen.append((d, t)))
     direct = lm.sequence_score(items["sentence_good"].tolist() + items["sentence_bad"].tolist(),
                                reduction=_summed)  # one batch in item order; ours was sorted by length
     np.testing.assert_allclose(scored[["logprob_good", "logprob_bad"]].to_numpy().T.ravel(), direct,
@@ -60,7 +61,7 @@ def test_score_blimp_matches_minicons(blimp_folder: Path, lm, sequence_fn) -> No
 
 
 def test_score_comps_end_to_end(sequence_fn) -> None:
-    scored = comps.score_comps(comps.load_comps(COMPS_SAMPLE), sequence_fn, batch_size=4)
+    scored = benchmarks_common.score_sentence_pairs(comps.load_comps(COMPS_SAMPLE), sequence_fn, batch_size=4)
     assert np.isfinite(scored[["logprob_good", "logprob_bad"]].to_numpy()).all()
     summary = comps.summarize_comps(scored)
     assert summary["filter"].tolist() == ["all", "negative_co-occurrence", "negative_overlap",
@@ -103,7 +104,7 @@ def test_pair_correct_is_strict_and_summaries_count_by_hand() -> None:
     items = pd.DataFrame({"paradigm": ["p", "p", "p", "q"], "linguistics_term": ["t", "t", "t", ""],
                           "sentence_good": ["a", "b", "c", "d"], "sentence_bad": ["A", "B", "C", "D"]})
     table = {"a": -1.0, "A": -2.0, "b": -2.0, "B": -1.0, "c": -1.5, "C": -1.5, "d": -0.5, "D": -3.0}
-    scored = blimp.score_blimp(items, lambda texts: [table[t] for t in texts], batch_size=2)
+    scored = benchmarks_common.score_sentence_pairs(items, lambda texts: [table[t] for t in texts], batch_size=2)
     assert scored["correct"].tolist() == [True, False, False, True]  # a tie is not correct
     summary = blimp.summarize_blimp(scored).set_index("filter")
     assert summary.index.tolist() == ["all", "paradigm_p", "paradigm_q", "phenomenon_t"]

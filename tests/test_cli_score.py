@@ -10,7 +10,9 @@ import pytest
 from minicons import scorer as mscorer
 
 from pfcore.cli import main
+from pfcore.cli_common import print_envelope
 from pfcore.models import ModelSpec, load_model
+from pfcore.output import envelope
 
 PREFIX = "I couldn't lift a tiny rock, let alone a huge one."
 CONT = "Lifting a tiny rock is easier than lifting a huge one."
@@ -69,3 +71,13 @@ def test_kind_masked_scores_pll_like_minicons(tiny_bert: Path, cache_dir: Path, 
     assert out["first_token_policy"] == "every token scored (PLL)"
     assert main(["score", "--sentence", CONT, "--model", str(tiny_bert), "--kind", "masked", "--bos"]) == 2
     assert "--bos goes with causal models" in capsys.readouterr().err
+
+
+def test_one_model_is_its_object_and_several_are_results(capsys: pytest.CaptureFixture[str]) -> None:
+    one, two = {"model": "a", "value": 1.5}, {"model": "b", "value": -0.5}
+    assert envelope([one]) is one
+    assert envelope([one, two]) == {"results": [one, two]}
+    print_envelope([one, two])
+    assert json.loads(capsys.readouterr().out) == {"results": [one, two]}
+    with pytest.raises(ValueError):  # strict JSON: a NaN is refused, never printed
+        print_envelope([{"value": float("nan")}])

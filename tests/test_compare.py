@@ -103,7 +103,7 @@ def test_probe_cli_over_checkpoints_is_cached_and_reads_the_suite_trajectory(
     assert main(argv) == 0
     again = json.loads(capsys.readouterr().out)["checkpoints"]
     for before, after in zip(rows, again):
-        assert after["effect"] == pytest.approx(before["effect"], abs=1e-9)
+        assert after["effect_bits_per_token"] == pytest.approx(before["effect_bits_per_token"], abs=1e-9)
         assert 0 <= after["suite_accuracy"] <= 1  # read from the trajectory, not recomputed
 
 
@@ -147,6 +147,21 @@ def test_probe_page_scores_two_models_side_by_side_and_links_them(tiny_gpt2: Pat
     assert list(dict.fromkeys(frame_with(linked, "difference_bits")["model"])) == [other, str(tiny_gpt2)]
 
 
+def test_a_folder_with_an_at_sign_is_compared_and_linked_whole(tiny_gpt2: Path, checkpoint_series: Path,
+                                                              tmp_path: Path, cache_dir: Path) -> None:
+    """The picker split "name@revision" at the last "@" and the link at the first: a folder whose path
+    holds "@" was neither compared nor opened from a link."""
+    other = tmp_path / "run@2"
+    other.symlink_to(checkpoint_series / "step32")
+    at = compared("pages/2_Items.py", tiny_gpt2, other)
+    assert [m.label for m in at.metric][1] == f"Correct pairs in this block ({other})"
+    linked = page("pages/1_Probe.py")
+    linked.query_params["models"] = [f"{other}", f"{tiny_gpt2}"]
+    linked.run()
+    no_errors(linked)
+    assert (linked.session_state["model_name"], linked.session_state["model_revision"]) == (str(other), "")
+
+
 def test_probe_page_follows_the_sentence_across_checkpoints(checkpoint_series: Path, cache_dir: Path) -> None:
     at = page("pages/1_Probe.py", checkpoint_series / "step0").run()
     at.text_input(key="probe_ckpt_dir").input(str(checkpoint_series)).run()
@@ -168,7 +183,7 @@ def test_probe_page_follows_the_sentence_across_checkpoints(checkpoint_series: P
     step8 = str((checkpoint_series / "step8").resolve())
     assert set(frame_with(at, "condition")["model"]) == {step8}
     effect = frame_with(at, "condition")["effect_bits_per_token"].mean()
-    assert effect == pytest.approx(float(series.loc[series["step"] == 8, "effect"].iloc[0]), abs=1e-6)
+    assert effect == pytest.approx(float(series.loc[series["step"] == 8, "effect_bits_per_token"].iloc[0]), abs=1e-6)
 
 
 @pytest.mark.slow

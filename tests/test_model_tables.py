@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -64,3 +66,14 @@ def test_a_run_on_fewer_than_four_constructions_is_left_out_of_the_cross_model_a
         assert main(["analyze", "rho", "--data", "both", "--models", str(sizes), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["n"] == 37  # the paper's 36 and the complete run
     assert figure_data(load_results(), include_runs=True).partial == (name,)
+
+
+def test_importing_the_models_tables_reads_no_file() -> None:
+    """model_tables read the lexicon at import time: a page or CLI that merely imported it paid for it."""
+    probe = ("import pfcore.items.lexicon as lexicon\n"
+             "def refuse(*args, **kwargs):\n"
+             "    raise SystemExit('the lexicon was read at import')\n"
+             "lexicon.load_lexicon = refuse\n"
+             "import pfcore.analysis.model_tables\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr

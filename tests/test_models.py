@@ -9,6 +9,7 @@ import pytest
 
 from pfcore.errors import ModelLoadError
 from pfcore.models import ModelSpec, clear_loaded, load_model, loading
+from pfcore.models.spec import split_label
 
 
 def test_local_folder_loads_and_is_cached_per_process(tiny_gpt2: Path) -> None:
@@ -98,3 +99,26 @@ def test_cpu_models_keep_freed_memory(tiny_gpt2) -> None:
     load_model(ModelSpec(str(tiny_gpt2)))
     assert keep_freed_memory.cache_info().currsize == 1
     assert keep_freed_memory() is True
+
+
+@pytest.mark.parametrize("label, parsed", [
+    ("EleutherAI/pythia-160m@step1000", ("EleutherAI/pythia-160m", "step1000")),
+    ("EleutherAI/pythia-160m", ("EleutherAI/pythia-160m", None)),
+    ("runs@2/model@step8", ("runs@2/model", "step8")),  # a path may hold "@"; a hub revision does not
+    ("model@", ("model", None)),
+    ("@step8", ("@step8", None)),
+])
+def test_a_label_splits_into_name_and_revision(label: str, parsed: tuple[str, str | None]) -> None:
+    assert split_label(label) == parsed
+    name, revision = parsed
+    if revision:
+        assert ModelSpec(name, revision=revision).label == label  # the inverse of ModelSpec.label
+
+
+def test_a_folder_whose_path_holds_an_at_sign_is_a_name_alone(tiny_gpt2: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "run@2"
+    folder.symlink_to(tiny_gpt2)
+    assert split_label(str(folder)) == (str(folder), None)
+    masked = ModelSpec("x", kind="masked", dtype="bfloat16").with_label(f"{folder}@step8")
+    assert (masked.name, masked.revision, masked.kind, masked.dtype) == (str(folder), "step8", "masked", "bfloat16")
+    assert split_label("x" * 300 + "@main") == ("x" * 300, "main")  # a name too long for a path is no error

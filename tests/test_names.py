@@ -84,6 +84,7 @@ MANIFEST = """{
     "use_cache": true,
     "chunk": 2048,
     "out": null,
+    "shared": true,
     "first_token": "no BOS: first token of a whole sentence unscored (minicons default)"
   },
   "versions": {},
@@ -93,7 +94,8 @@ MANIFEST = """{
     "load_s": 0.0,
     "score_s": 0.5,
     "total_s": 1.5,
-    "scored": 3
+    "scored": 3,
+    "parts": 1
   }
 }"""
 

@@ -12,6 +12,9 @@ from transformers import (
     GPT2Config,
     GPT2LMHeadModel,
     GPT2TokenizerFast,
+    LlamaConfig,
+    LlamaForCausalLM,
+    LlamaTokenizerFast,
     RobertaConfig,
     RobertaForMaskedLM,
     RobertaTokenizerFast,
@@ -54,6 +57,26 @@ def build_gpt2(out: Path, n_layer: int = 2, seed: int = 0) -> Path:
                         n_head=2, bos_token_id=hf_tok.bos_token_id, eos_token_id=hf_tok.eos_token_id)
     model = GPT2LMHeadModel(config).eval()
     model.save_pretrained(out)
+    hf_tok.save_pretrained(out)
+    return out
+
+
+def build_llama(out: Path, seed: int = 0) -> Path:
+    """Save a 2-layer Llama shaped like the converted default model (tied output layer, grouped-query
+    attention, byte-level BPE tokenizer with BOS and EOS but no BOS added) to `out`."""
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    tok.train_from_iterator(_corpus(), trainers.BpeTrainer(
+        vocab_size=400, special_tokens=["<unk>", "<s>", "</s>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    hf_tok = LlamaTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>", unk_token="<unk>",
+                                pad_token="</s>", add_bos_token=False, add_eos_token=False, legacy=True)
+    torch.manual_seed(seed)
+    config = LlamaConfig(vocab_size=len(hf_tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256,
+                         tie_word_embeddings=True, bos_token_id=hf_tok.bos_token_id,
+                         eos_token_id=hf_tok.eos_token_id, pad_token_id=hf_tok.pad_token_id)
+    LlamaForCausalLM(config).eval().save_pretrained(out)
     hf_tok.save_pretrained(out)
     return out
 

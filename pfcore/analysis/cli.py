@@ -21,6 +21,7 @@ from pfcore.analysis.models import (
     refit_variants,
 )
 from pfcore.analysis.series import available_series, milestones, series_values
+from pfcore.cli_common import duplicate_warning
 from pfcore.errors import InputError
 from pfcore.store.fetch import fetch_published
 from pfcore.store.published import BUNDLE_PATH, bundle_published, collection_of, manifest_path
@@ -92,8 +93,7 @@ def cmd_fdcorr(args: argparse.Namespace) -> int:
     table = load_results()
     duplicates = duplicate_checkpoints(table, args.model)
     for duplicate in duplicates:
-        print(f"warning: {duplicate.warning()}" + (" (excluded)" if args.drop_duplicate_checkpoints else ""),
-              file=sys.stderr)
+        print(duplicate_warning(duplicate, excluded=args.drop_duplicate_checkpoints), file=sys.stderr)
     result = fd_correlation(table, args.model, args.x, args.y, zscale=args.zscale, source=args.source,
                             drop_duplicates=args.drop_duplicate_checkpoints)
     if args.json:

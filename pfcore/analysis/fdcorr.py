@@ -23,6 +23,7 @@ from pfcore.errors import InputError
 from pfcore.suites.checkpoints import duplicate_checkpoints
 
 ROUND_DIGITS = 10
+MIN_CHECKPOINTS = 4  # shared checkpoints a correlation needs (3 changes)
 
 
 @dataclass(frozen=True)
@@ -110,9 +111,9 @@ def fd_correlation(table: pd.DataFrame, model: str, x: str, y: str, *, zscale: b
     steps = xs.index.intersection(ys.index).sort_values()
     if drop_duplicates:
         steps = steps.difference([d.step for d in duplicate_checkpoints(table, model)])
-    if len(steps) < 4:
+    if len(steps) < MIN_CHECKPOINTS:
         raise InputError(f"{model}: {x} and {y} share {len(steps)} checkpoints; a first-difference "
-                         "correlation needs at least 4")
+                         f"correlation needs at least {MIN_CHECKPOINTS}")
     dx = _diff(xs.loc[steps], _scale(table, model, x, source, zscale))
     dy = _diff(ys.loc[steps], _scale(table, model, y, source, zscale))
     for name, values in ((x, dx), (y, dy)):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 import pandas as pd
@@ -11,6 +12,7 @@ import pandas as pd
 from pfcore.analysis.models import (
     PREDICTORS,
     RUN_SOURCE_PREFIX,
+    Origin,
     accuracy_data,
     fit_mixed,
     model_info,
@@ -24,17 +26,24 @@ from pfcore.names import SuiteName, published_name
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.store.model_sizes import extra_models_path, read_extra_models
 from pfcore.store.runs import RunRecord
+from pfcore.suites.intervals import mean_interval
 from pfcore.suites.registry import get_suite
 
 # paper table -> the suite whose own runs are set beside it (at the suite's paper_filter)
 TABLE_SUITES = {"Table 5": SuiteName.SEMANTIC, "Table 6": SuiteName.SEMANTIC, "Table 7": SuiteName.SYNTAX,
                 "Table 8": SuiteName.AFFINITY}
 PLL_TABLE = "Table 5"  # the semantic table of PLL scores; Table 6 has the other methods'
-OWN_SUFFIX = " (your run)"
-PAPER_AFFINITY_WORDS = dict(load_lexicon().paper.affinity_words)  # the words Table 8 averages, where not all
+OWN_SUFFIX = f" ({Origin.RUN})"
+OWN_COLUMNS = ("model", "construction", "value", "ci_low", "ci_high", "n", "source")
 TABLE_NOTES = {"Table 8": "Your runs' Global Affinity is averaged over the fixed words the paper averaged (for "
                           "not to mention: 'not' and 'mention', as the authors' code scores them) and over "
                           "sentences, with a normal interval over per-sentence means; the paper's ± is its own."}
+
+
+@cache
+def paper_affinity_words() -> dict[str, tuple[str, ...]]:
+    """The words Table 8 averages, where not all (from the shipped lexicon, read on first use)."""
+    return dict(load_lexicon().paper.affinity_words)
 
 
 def _own_rows(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
@@ -50,30 +59,33 @@ def _own_rows(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
             continue
         values = (_affinity_on_paper_words(record) if suite.name == SuiteName.AFFINITY
                   else _headline(record, suite.paper_filter))
-        for construction, (value, n) in values.items():
+        digits = 1 if scale > 1 else 3
+        for construction, (value, low, high, n) in values.items():
             rows.append({"model": m.model.label, "construction": published_name(construction),
-                         "value": round(scale * value, 1 if scale > 1 else 3), "n": n,
+                         "value": round(scale * value, digits), "ci_low": round(scale * low, digits),
+                         "ci_high": round(scale * high, digits), "n": n,
                          "source": f"{RUN_SOURCE_PREFIX}{m.run_id}"})
-    return pd.DataFrame(rows, columns=["model", "construction", "value", "n", "source"])
+    return pd.DataFrame(rows, columns=list(OWN_COLUMNS))
 
 
-def _headline(record: RunRecord, filt: str) -> dict[str, tuple[float, int]]:
-    """Each construction's value at one filter of a run's summary, with its count."""
+def _headline(record: RunRecord, filt: str) -> dict[str, tuple[float, float, float, int]]:
+    """Each construction's value at one filter of a run's summary, with its 95% interval and count."""
     part = record.summary[record.summary["filter"] == filt]
-    return {str(r.construction): (float(r.accuracy), int(r.n)) for r in part.itertuples()}
+    return {str(r.construction): (float(r.accuracy), float(r.ci_low), float(r.ci_high), int(r.n))
+            for r in part.itertuples()}
 
 
-def _affinity_on_paper_words(record: RunRecord) -> dict[str, tuple[float, int]]:
+def _affinity_on_paper_words(record: RunRecord) -> dict[str, tuple[float, float, float, int]]:
     """Each construction's Global Affinity averaged over the fixed words the paper averaged (for
     not to mention, "not" and "mention" only), from the run's per-word rows, so the value is
-    comparable with Table 8."""
+    comparable with Table 8; with a normal 95% interval over the per-sentence means."""
     rows = record.tables["rows"]
     out = {}
     for construction, part in rows.groupby("construction", sort=False):
-        words = PAPER_AFFINITY_WORDS.get(str(construction))
+        words = paper_affinity_words().get(str(construction))
         kept = part[part["word"].isin(words)] if words else part
         per_item = kept.groupby("item_id")["affinity"].mean()
-        out[str(construction)] = (float(per_item.mean()), len(per_item))
+        out[str(construction)] = (*mean_interval(per_item.to_numpy()), len(per_item))
     return out
 
 
@@ -92,8 +104,19 @@ def side_by_side(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
         wide["avg"] = wide["avg"].fillna(wide[list(PF_CONSTRUCTIONS)].mean(axis=1, skipna=False).round(1))
     order = [c for c in (*PF_CONSTRUCTIONS, "avg") if c in wide.columns]
     wide = wide[["model", *order, "source"]]
-    wide["origin"] = np.where(wide["source"].str.startswith(RUN_SOURCE_PREFIX), "your run", "paper")
+    wide["origin"] = np.where(wide["source"].str.startswith(RUN_SOURCE_PREFIX), Origin.RUN, Origin.PAPER)
+    counts = own.groupby("source")["n"].agg(lambda n: f"{n.min():,}" if n.min() == n.max() else
+                                            f"{n.min():,} to {n.max():,}")
+    wide["n"] = wide["source"].map(counts)  # decisions per construction, for your runs (the paper gives none)
     return wide
+
+
+def own_run_values(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
+    """The own runs' values set beside a paper table, one row per run and construction, each with
+    its 95% interval and its number of decisions (or sentences): what a value of one run rests on."""
+    if table == "Table 9":
+        return pd.DataFrame(columns=list(OWN_COLUMNS))
+    return _own_rows(table, runs)
 
 
 def run_models(results: pd.DataFrame) -> list[str]:
@@ -136,7 +159,7 @@ def figure_data(results: pd.DataFrame, *, include_runs: bool) -> FigureData:
     if not set(run_models(usable)):
         return FigureData(accuracy_data("paper"), left_out, partial)
     data = accuracy_data("both", usable, extra)
-    own = data["origin"] == "run"
+    own = data["origin"] == Origin.RUN
     data.loc[own, "model"] = data.loc[own, "model"] + OWN_SUFFIX
     return FigureData(data, left_out, partial)
 
@@ -144,7 +167,7 @@ def figure_data(results: pd.DataFrame, *, include_runs: bool) -> FigureData:
 def figure_models(data: pd.DataFrame) -> pd.DataFrame:
     """Per-model averages for Figure 1; own runs get their own legend entry."""
     models = per_model_average(data)
-    own = models["origin"] == "run"
+    own = models["origin"] == Origin.RUN
     models.loc[own, "model_type"] = models.loc[own, "model_type"] + OWN_SUFFIX
     return models
 
@@ -182,7 +205,7 @@ def mixed_tables(results: pd.DataFrame) -> MixedTables:
     paper = mixed_table(accuracy_data("paper"), PAPER)
     both = figure_data(results, include_runs=True)
     own = tuple(sorted(m.removesuffix(OWN_SUFFIX)
-                       for m in both.data.loc[both.data["origin"] == "run", "model"].unique()))
+                       for m in both.data.loc[both.data["origin"] == Origin.RUN, "model"].unique()))
     if not own:
         return MixedTables(paper, (), both.left_out)
     label = f"paper + your runs ({len(own)} model(s); sizes from Table 9 or {extra_models_path().name})"

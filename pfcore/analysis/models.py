@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,14 @@ from pfcore.names import SuiteName
 from pfcore.store.model_sizes import INFO_COLUMNS, MODEL_TYPES
 
 RUN_SOURCE_PREFIX = "pfcore run "
+
+
+class Origin(StrEnum):
+    """Where a model's row comes from, in every table and figure of the Models page and the CLI."""
+
+    PAPER = "paper"
+    RUN = "your run"
+
 RUN_FILTER = "aligned"
 PREDICTORS = {
     "log_parameters": "np.log(parameters)",
@@ -61,7 +70,7 @@ def paper_accuracy() -> pd.DataFrame:
     table6 = table6[table6["construction"].isin(PF_CONSTRUCTIONS)]
     info = model_info()
     merged = table6.merge(info, on="model", validate="many_to_one")
-    return merged.assign(model=merged["hf_id"], accuracy=merged["value"], origin="paper")[
+    return merged.assign(model=merged["hf_id"], accuracy=merged["value"], origin=Origin.PAPER)[
         ["model", "construction", "accuracy", *INFO_COLUMNS, "origin"]]
 
 
@@ -97,7 +106,7 @@ def run_accuracy(results: pd.DataFrame, info: pd.DataFrame) -> pd.DataFrame:
         raise InputError(f"no parameter/token counts for {', '.join(unknown)}: pass a CSV with "
                          "hf_id, parameters, pretraining_tokens, model_type (--models)")
     merged = acc.merge(info, left_on="model", right_on="hf_id", suffixes=("", "_name"))
-    return merged.assign(accuracy=100 * merged["value"], origin="run")[
+    return merged.assign(accuracy=100 * merged["value"], origin=Origin.RUN)[
         ["model", "construction", "accuracy", *INFO_COLUMNS, "origin"]]
 
 

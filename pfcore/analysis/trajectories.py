@@ -10,9 +10,9 @@ from pathlib import Path
 import pandas as pd
 
 from pfcore.analysis.bands import BAND_COLUMNS, with_bands
-from pfcore.analysis.fdcorr import FDCorrelation, fd_correlation
+from pfcore.analysis.fdcorr import MIN_CHECKPOINTS, FDCorrelation, fd_correlation
 from pfcore.analysis.models import RUN_SOURCE_PREFIX
-from pfcore.analysis.series import available_series, series_sources, trajectories
+from pfcore.analysis.series import available_series, parse_series, series_sources, trajectories
 from pfcore.errors import InputError
 from pfcore.items.schema import PF_CONSTRUCTIONS
 from pfcore.names import construction_words
@@ -27,6 +27,7 @@ from pfcore.store.published import (
 )
 from pfcore.store.published_tsv import PUBLISHED_REPO
 from pfcore.store.results import imported_folders
+from pfcore.suites.checkpoints import DuplicateCheckpoint, duplicate_checkpoints
 
 OWN = "own"  # the origin of own runs' rows; every other origin is a collection's label (pfcore.store.published)
 # the paper's Figure 2 curves, with the names its legend uses
@@ -39,7 +40,6 @@ FIGURE3_FILTERS = ("aligned", "misaligned")
 # Figure 4: (a) form, (b) implausible, (c) EWoK physical relations, each against plausible meaning
 FD_X = "pf_avg:aligned"
 FD_YS = ("syntax:Avg_Test", "pf_avg:misaligned", "ewok:domain_physical-relations")
-MIN_CHECKPOINTS = 4  # fd_correlation needs 4 shared checkpoints (3 changes)
 
 
 
@@ -251,6 +251,32 @@ def construction_curves(rows: pd.DataFrame, model: str, filters: Sequence[str]) 
         raise InputError(f"{model} has no per-construction values for {', '.join(filters)}")
     data = with_bands(rows, _with_sources(rows, model, trajectories(rows, model, names)))
     return data.assign(filter=data["filter"].map(filter_label))
+
+
+@dataclass(frozen=True)
+class FDChoices:
+    """What Figure 4's section offers for one model's rows: how many checkpoints they have, the
+    series to set the others against (the semantic averages, else every series) and the one it
+    opens on, and the checkpoints whose weights repeat an earlier step's."""
+
+    checkpoints: int
+    against: tuple[str, ...]
+    first: int
+    duplicates: tuple[DuplicateCheckpoint, ...]
+
+    @property
+    def enough(self) -> bool:
+        """Whether the rows have checkpoints enough for a first-difference correlation."""
+        return self.checkpoints >= MIN_CHECKPOINTS
+
+
+def fd_choices(rows: pd.DataFrame, model: str, available: Sequence[str]) -> FDChoices:
+    """Figure 4's choices for one model's rows (`available`: their series)."""
+    average = parse_series(FD_X).construction
+    against = [n for n in available if parse_series(n).construction == average] or list(available)
+    first = against.index(FD_X) if FD_X in against else 0
+    return FDChoices(int(rows["step"].nunique()), tuple(against), first,
+                     tuple(duplicate_checkpoints(rows, model)))
 
 
 @dataclass(frozen=True)

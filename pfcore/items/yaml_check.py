@@ -1,6 +1,7 @@
 """A checker of YAML trees: plain data from the nodes with each entry's line, and problems that name
-the file, the line and the entry, all collected before any is reported. The lexicon and sweep plans
-subclass it with their own sections."""
+the file, the line and the entry, all collected before any is reported. A problem names the schema's
+fields and the kind of what was found, never an unknown key's name or a value (a YAML given by
+mistake may hold `db_password: ...`). The lexicon and sweep plans subclass it with their own sections."""
 from __future__ import annotations
 
 import re
@@ -21,6 +22,7 @@ class YamlChecker:
         self.path = path
         self.lines: dict[Where, int] = {}
         self.problems: list[str] = []
+        self._places: list[Where] = []  # each problem's entry, so that those inside an unknown key can go
         self._scalar = yaml.constructor.SafeConstructor()
 
     def plain(self, node: yaml.Node, where: Where) -> Any:
@@ -33,7 +35,7 @@ class YamlChecker:
                 if key is None:
                     continue
                 if key in out:
-                    self.fail(where + (key,), "duplicate key", _line(key_node))
+                    self.fail(where, "duplicate key (a key appears twice in this mapping)", _line(key_node))
                 out[key] = self.plain(value_node, where + (key,))
             return out
         if isinstance(node, yaml.SequenceNode):
@@ -46,7 +48,7 @@ class YamlChecker:
             key = self.scalar(node, where)
             if isinstance(key, str):
                 return key
-            found = f"{type(key).__name__} {node.value!r} (quote it)"
+            found = f"{kind_of(key)} (quote it)"
         else:
             found = "a list" if isinstance(node, yaml.SequenceNode) else "a mapping"
         self.fail(where, f"a key must be text, found {found}", _line(node))
@@ -60,7 +62,7 @@ class YamlChecker:
         except Exception as exc:  # PyYAML's constructors raise whatever their parsing hits
             reason = (exc.problem if isinstance(exc, yaml.MarkedYAMLError)
                       else f"not a valid {node.tag.rpartition(':')[2]}")
-            self.fail(where, f"cannot read {node.value!r} ({reason})", _line(node))
+            self.fail(where, f"cannot read the value ({reason})", _line(node))
             return node.value
 
     def fail(self, where: Where, problem: str, line: int | None = None) -> None:
@@ -71,6 +73,7 @@ class YamlChecker:
         entry = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p))
                         for i, p in enumerate(where)) or "(top)"
         self.problems.append(f"{self.path}:{line or self.lines.get(probe, 1)}: {entry}: {problem}")
+        self._places.append(where)
 
     def missing(self, where: Where) -> None:
         """Record that an entry lacks a value ("frames[3]: missing gerund")."""
@@ -83,7 +86,7 @@ class YamlChecker:
         if value is None:
             self.missing(where)
         else:
-            self.fail(where, f"expected a mapping, found {type(value).__name__}")
+            self.fail(where, f"expected a mapping, found {kind_of(value)}")
         return {}
 
     def sequence(self, value: Any, where: Where) -> list[Any]:
@@ -102,16 +105,35 @@ class YamlChecker:
             self.missing(where)
             return ""
         if not isinstance(value, str) or not value.strip():
-            self.fail(where, f"expected text, found {value!r}")
+            self.fail(where, f"expected text, found {kind_of(value)}")
             return ""
         if pattern and not all(pattern.match(w) for w in value.split()):
             self.fail(where, f"{value!r} must be lowercase words")
         return value.strip()
 
     def keys(self, data: dict[Any, Any], where: Where, allowed: set[str]) -> None:
-        """Problems for unknown keys of a mapping (missing ones are found by their readers)."""
-        for key in sorted(data.keys() - allowed, key=str):
-            self.fail(where + (key,), f"unknown key (expected one of {sorted(allowed)})")
+        """Problems for unknown keys of a mapping, each on its line and named by the mapping only
+        (missing ones are found by their readers)."""
+        unknown = sorted(data.keys() - allowed, key=str)
+        self._forget([where + (key,) for key in unknown])  # what is inside an unknown key is not the schema's
+        for key in unknown:
+            self.fail(where, f"unknown key (expected one of {sorted(allowed)})", self.lines.get(where + (key,)))
+
+    def _forget(self, subtrees: list[Where]) -> None:
+        """Drop the problems recorded inside these entries (their paths would name the file's own keys)."""
+        kept = [(p, w) for p, w in zip(self.problems, self._places)
+                if not any(w[:len(s)] == s for s in subtrees)]
+        self.problems, self._places = [p for p, _ in kept], [w for _, w in kept]
+
+
+def kind_of(value: Any) -> str:
+    """What a YAML value is, in words, for messages that must not repeat it."""
+    if isinstance(value, bool):
+        return "true/false"
+    names = ((int, "a whole number"), (float, "a decimal number"), (str, "text"), (list, "a list"),
+             (dict, "a mapping"))
+    return next((name for kind, name in names if isinstance(value, kind)), "nothing" if value is None else
+                f"a {type(value).__name__}")
 
 
 def _line(node: yaml.Node) -> int:

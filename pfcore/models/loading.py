@@ -8,9 +8,11 @@ import logging
 import os
 import socket
 import threading
+import time
 import warnings
-from collections import OrderedDict
-from collections.abc import Sequence
+from collections import Counter, OrderedDict
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,6 +43,7 @@ class LoadedModel:
     model: PreTrainedModel
     tokenizer: PreTrainedTokenizerBase
     source: str
+    seconds: float = 0.0  # how long the load took (whichever thread did it)
 
     @property
     def max_length(self) -> int:
@@ -189,19 +192,12 @@ def _load(spec: ModelSpec) -> LoadedModel:
     """Load weights (safetensors only) and tokenizer; translate failures into one clear message."""
     if spec.dtype not in DTYPES:
         raise ModelLoadError(f"unknown dtype {spec.dtype!r}; choose one of {', '.join(DTYPES)}")
+    started = time.monotonic()
     source, local = resolve_source(spec)
     _check_kind(spec, source, local)
-    import torch
-    from transformers import AutoConfig, AutoTokenizer
-
-    kwargs = _load_kwargs(spec, source, local)
     try:
-        config = AutoConfig.from_pretrained(source, **kwargs)
-        tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            model = _auto_class(spec, config).from_pretrained(
-                source, dtype=getattr(torch, spec.dtype), use_safetensors=True, **kwargs)
+        short = spec.name == DEFAULT_MODEL and spec.dtype == "float32"
+        model, tokenizer = load_converted(Path(source)) if short else _load_auto(spec, source, local)
     except ModelLoadError:
         raise
     except (Exception, MemoryError) as exc:  # noqa: BLE001 - any failure becomes one clear message
@@ -209,7 +205,49 @@ def _load(spec: ModelSpec) -> LoadedModel:
     model.to(spec.device).eval()
     if spec.device == "cpu":
         keep_freed_memory()
-    return LoadedModel(spec, model, tokenizer, source)
+    return LoadedModel(spec, model, tokenizer, source, time.monotonic() - started)
+
+
+def _load_auto(spec: ModelSpec, source: str, local: bool) -> tuple[Any, PreTrainedTokenizerBase]:
+    """Any model: the Auto* classes pick its architecture and tokenizer from its config."""
+    import torch
+    from transformers import AutoConfig, AutoTokenizer
+
+    kwargs = _load_kwargs(spec, source, local)
+    config = AutoConfig.from_pretrained(source, **kwargs)
+    tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = _auto_class(spec, config).from_pretrained(
+            source, dtype=getattr(torch, spec.dtype), use_safetensors=True, **kwargs)
+    return model, tokenizer
+
+
+def load_converted(folder: Path) -> tuple[Any, PreTrainedTokenizerBase]:
+    """A Llama folder as pfcore's GGUF conversion writes it (the embedded model), the short way: the
+    architecture's own classes (model and fast tokenizer) built from the folder, no weights
+    initialised, the safetensors assigned straight; no Auto* machinery. The same model and tokenizer,
+    float32, as the Auto* classes give (tests compare them)."""
+    from safetensors.torch import load_file
+    from transformers.integrations.accelerate import init_empty_weights
+    from transformers.modeling_utils import no_init_weights
+    from transformers.models.llama.configuration_llama import LlamaConfig
+    from transformers.models.llama.modeling_llama import LlamaForCausalLM
+    from transformers.models.llama.tokenization_llama_fast import LlamaTokenizerFast
+
+    config = LlamaConfig.from_pretrained(folder)
+    if config.architectures != ["LlamaForCausalLM"]:
+        raise ModelLoadError(f"{folder} is not a converted Llama model ({config.architectures}); convert it again")
+    with no_init_weights(), init_empty_weights():  # as from_pretrained: parameters on "meta" until assigned
+        model = LlamaForCausalLM(config)
+    found = model.load_state_dict(load_file(folder / "model.safetensors"), strict=False, assign=True)
+    tied = {"lm_head.weight"} if config.tie_word_embeddings else set()
+    if found.unexpected_keys or set(found.missing_keys) != tied:
+        raise ModelLoadError(f"{folder}/model.safetensors does not hold this model's weights "
+                             f"(missing {sorted(set(found.missing_keys) - tied)}, unexpected "
+                             f"{sorted(found.unexpected_keys)}); delete the folder to convert it again")
+    model.tie_weights()
+    return model, LlamaTokenizerFast.from_pretrained(folder)
 
 
 def _explain(spec: ModelSpec, source: str, local: bool, exc: BaseException) -> str:
@@ -239,6 +277,8 @@ def out_of_memory(exc: BaseException) -> bool:
 
 _LOADED: OrderedDict[ModelSpec, LoadedModel] = OrderedDict()
 _LOCK = threading.RLock()  # one load at a time: the app's warm-up thread and its pages share models
+_WANTED: Counter[ModelSpec] = Counter()  # loads under way or promised, per spec (see `promised`)
+_WANTED_LOCK = threading.Lock()
 
 
 def load_model(spec: ModelSpec | None = None) -> LoadedModel:
@@ -246,7 +286,7 @@ def load_model(spec: ModelSpec | None = None) -> LoadedModel:
     A converted copy is rebuilt only when its files fail the integrity check (marker, sizes,
     headers), never because a load failed for another reason (such as memory)."""
     spec = spec or ModelSpec()
-    with _LOCK:
+    with promised(spec), _LOCK:
         if spec in _LOADED:
             _LOADED.move_to_end(spec)
             return _LOADED[spec]
@@ -255,6 +295,32 @@ def load_model(spec: ModelSpec | None = None) -> LoadedModel:
         while len(_LOADED) > MAX_LOADED:
             _LOADED.popitem(last=False)
         return loaded
+
+
+@contextmanager
+def promised(spec: ModelSpec) -> Iterator[None]:
+    """While active, a load of this model is under way or on its way (a load_model call, or the
+    app's warm-up waiting for its turn): `being_loaded` says so."""
+    with _WANTED_LOCK:
+        _WANTED[spec] += 1
+    try:
+        yield
+    finally:
+        with _WANTED_LOCK:
+            _WANTED[spec] -= 1
+            if not _WANTED[spec]:
+                del _WANTED[spec]
+
+
+def loaded_now(spec: ModelSpec) -> LoadedModel | None:
+    """The model if it is loaded now, without loading it or waiting for a load under way."""
+    return _LOADED.get(spec)
+
+
+def being_loaded(spec: ModelSpec) -> bool:
+    """Whether some thread (the app's warm-up, another session) is loading this model or is about
+    to, so a page that does not need it yet can go on without waiting."""
+    return spec not in _LOADED and _WANTED[spec] > 0
 
 
 _TOKENIZERS: dict[ModelSpec, PreTrainedTokenizerBase] = {}

@@ -1,7 +1,13 @@
 """What identifies a model to load: name or path, revision, dtype, device and kind."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import ast
+import functools
+import importlib.util
+import os
+import sys
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
 
 from pfcore.names import ModelKind, named
 
@@ -39,3 +45,50 @@ class ModelSpec:
     def label(self) -> str:
         """Short human label: name, plus @revision when one is set."""
         return f"{self.name}@{self.revision}" if self.revision else self.name
+
+    def with_label(self, label: str) -> ModelSpec:
+        """The spec of the model a label names, with this one's kind, precision and device (see `split_label`)."""
+        name, revision = split_label(label)
+        return replace(self, name=name, revision=revision)
+
+
+def split_label(label: str) -> tuple[str, str | None]:
+    """A label's model name and revision, the inverse of `ModelSpec.label`: "name@revision" splits at
+    its last "@" (a hub id holds none, a local path may); a file or folder that exists, or a text with
+    nothing before its "@", is a name alone."""
+    name, _, revision = label.rpartition("@")
+    if not name or os.path.exists(os.path.expanduser(label)):  # never raises, unlike Path.exists
+        return label, None
+    return name, revision or None
+
+
+def available_devices() -> tuple[str, ...]:
+    """The devices a model can load on here: "cpu", and "cuda" where torch sees a GPU. A CPU-only
+    build of torch says so in its version file, which is read instead of importing torch (seconds),
+    so a page that only shows the choice does not wait for it."""
+    if "torch" not in sys.modules and not _gpu_build():
+        return ("cpu",)
+    import torch
+
+    return ("cpu", "cuda") if torch.cuda.is_available() else ("cpu",)
+
+
+@functools.cache
+def _gpu_build() -> bool:
+    """Whether the installed torch was built for CUDA or ROCm (torch/version.py names a version);
+    True when that cannot be read, so that torch itself is asked."""
+    found = importlib.util.find_spec("torch")
+    if found is None or not found.submodule_search_locations:
+        return True
+    try:
+        tree = ast.parse((Path(next(iter(found.submodule_search_locations))) / "version.py").read_text())
+    except (OSError, SyntaxError, ValueError):
+        return True
+    values = {node.target.id: node.value for node in tree.body
+              if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)}
+    values |= {target.id: node.value for node in tree.body if isinstance(node, ast.Assign)
+               for target in node.targets if isinstance(target, ast.Name)}
+    builds = [values.get(name) for name in ("cuda", "hip")]
+    if any(value is None for value in builds):
+        return True
+    return any(not (isinstance(v, ast.Constant) and v.value is None) for v in builds)

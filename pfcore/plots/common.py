@@ -1,7 +1,10 @@
-"""Pieces every figure builder shares: input checks."""
+"""Pieces every figure builder shares: input checks, display names, and titles that fit."""
 from __future__ import annotations
 
+import textwrap
+
 import pandas as pd
+import plotly.graph_objects as go
 
 
 def require_columns(df: pd.DataFrame, columns: tuple[str, ...], what: str) -> None:
@@ -9,3 +12,19 @@ def require_columns(df: pd.DataFrame, columns: tuple[str, ...], what: str) -> No
     missing = [c for c in columns if c not in df.columns]
     if missing:
         raise ValueError(f"{what} needs columns {', '.join(missing)}")
+
+
+TITLE_WIDTH = 56  # characters per title line: what a chart in an 800-pixel window shows uncut
+TITLE_LINE_PX = 22
+SUBTITLE_PX = 28  # room for a row of subplot titles under the title
+
+
+def set_title(fig: go.Figure, title: str | None, *, subtitles: bool = False) -> None:
+    """Give a figure its title, wrapped into lines that a narrow window shows whole, at the top
+    with room under it for its lines (and a row of subplot titles), so nothing is cut or overprinted."""
+    if not title:
+        return
+    lines = textwrap.wrap(title, TITLE_WIDTH, break_long_words=False, break_on_hyphens=False) or [title]
+    fig.update_layout(title={"text": "<br>".join(lines), "yref": "container", "y": 1.0, "yanchor": "top",
+                             "pad": {"t": 12}},
+                      margin={"t": 24 + TITLE_LINE_PX * len(lines) + (SUBTITLE_PX if subtitles else 0)})

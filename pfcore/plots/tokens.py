@@ -6,6 +6,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from pfcore.plots.common import set_title
+
 BAR = "#4c78a8"
 CONTROL = "#9ecae9"
 HIGHLIGHT = "#d62728"
@@ -32,13 +34,15 @@ def token_bars_figure(tokens: pd.DataFrame, series: str, title: str | None = Non
                 marker_color=[HIGHLIGHT if m else BAR for m in marked],
                 hovertemplate="%{x}<br>%{y:.2f} bits<extra></extra>"), row=row, col=col)
         fig.update_yaxes(title_text="surprisal (bits)", row=row, col=1)
-    fig.update_layout(title=title, height=ROW_HEIGHT * len(names) + 80, margin={"t": 70, "b": 30})
+    fig.update_layout(height=ROW_HEIGHT * len(names) + 80, margin={"t": 70, "b": 30})
+    set_title(fig, title, subtitles=True)
     return fig
 
 
-def rises_figure(rises: pd.DataFrame, connective: str, control: str) -> go.Figure:
+def rises_figure(rises: pd.DataFrame, connective: str, control: str, *, title: str | None = None) -> go.Figure:
     """Surprisal rise (bits per token) of each manipulation over its base, with the construction
-    and with the control; one panel per model when a `model` column names several, on one y-axis."""
+    and with the control; one panel per model when a `model` column names several, on one y-axis,
+    each panel's name under the title."""
     models = list(dict.fromkeys(rises["model"])) if "model" in rises.columns else [None]
     fig = make_subplots(rows=1, cols=len(models), shared_yaxes="all", horizontal_spacing=0.04,
                         subplot_titles=[str(m) for m in models] if models != [None] else None)
@@ -52,4 +56,5 @@ def rises_figure(rises: pd.DataFrame, connective: str, control: str) -> go.Figur
     fig.update_layout(barmode="group", legend={"title": {"text": "Surprisal rise"}, "orientation": "h", "y": -0.2},
                       yaxis={"title": {"text": "surprisal rise over the base (bits per token)"}},
                       margin={"t": 30})
+    set_title(fig, title, subtitles=models != [None])
     return fig

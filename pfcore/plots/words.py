@@ -8,11 +8,11 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
-from pfcore.plots.common import require_columns
+from pfcore.plots.common import require_columns, set_title
 
 WORD_COLUMNS = ("model", "position", "word", "word_or", "focus2", "surprisal_construction_bits",
                 "surprisal_or_bits", "difference_bits")
-CHECKPOINT_COLUMNS = ("step", "checkpoint", "effect", "focus2_construction_bits", "focus2_or_bits")
+CHECKPOINT_COLUMNS = ("step", "checkpoint", "focus2_construction_bits", "focus2_or_bits")
 FOCUS_FILL = "rgba(214, 39, 40, 0.10)"
 
 
@@ -44,8 +44,8 @@ def word_curves_figure(words: pd.DataFrame, connective: str, title: str | None =
     fig.add_hline(y=0, line_color="grey", row=2, col=1)
     fig.update_yaxes(title_text="surprisal (bits)", row=1, col=1)
     fig.update_yaxes(title_text=f"'{connective}' − 'or' (bits)", row=2, col=1)
-    fig.update_layout(title=title, barmode="group", height=560, margin={"t": 70},
-                      legend={"orientation": "h", "y": -0.15})
+    fig.update_layout(barmode="group", height=560, margin={"t": 70}, legend={"orientation": "h", "y": -0.15})
+    set_title(fig, title)
     return fig
 
 
@@ -57,14 +57,14 @@ def _shade_focus(fig: go.Figure, labels: list[str], focus: list[bool]) -> None:
                       annotation_text="focus 2", annotation_position="top left", row="all", col=1)
 
 
-def checkpoint_figure(series: pd.DataFrame, effect_unit: str, title: str | None = None) -> go.Figure:
-    """Over training steps (log axis): the sentence's mean effect (top) and the focus-2 words'
-    surprisal with the construction and with "or" (bottom)."""
-    require_columns(series, CHECKPOINT_COLUMNS, "checkpoint_figure")
+def checkpoint_figure(series: pd.DataFrame, effect_unit: str, *, effect: str, title: str | None = None) -> go.Figure:
+    """Over training steps (log axis): the sentence's mean effect (top; the column `effect`, in
+    `effect_unit`) and the focus-2 words' surprisal with the construction and with "or" (bottom)."""
+    require_columns(series, (*CHECKPOINT_COLUMNS, effect), "checkpoint_figure")
     steps = series["step"].astype(float).clip(lower=1)  # step 0 drawn at 1 on the log axis
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
                         subplot_titles=("mean effect over the decisions", "surprisal of the focus-2 words"))
-    fig.add_trace(go.Scatter(x=steps, y=series["effect"], mode="lines+markers", name="effect",
+    fig.add_trace(go.Scatter(x=steps, y=series[effect], mode="lines+markers", name="effect",
                              text=series["checkpoint"],
                              hovertemplate=f"%{{text}}<br>%{{y:+.3f}} {effect_unit}<extra></extra>"), row=1, col=1)
     for column, dash, name in (("focus2_construction_bits", "solid", "with the construction"),
@@ -79,5 +79,6 @@ def checkpoint_figure(series: pd.DataFrame, effect_unit: str, title: str | None 
     fig.update_yaxes(exponentformat="power")  # 2x10^-5, not the SI "20µ"
     fig.update_yaxes(title_text=f"effect ({effect_unit})", row=1, col=1)
     fig.update_yaxes(title_text="surprisal (bits)", row=2, col=1)
-    fig.update_layout(title=title, height=560, margin={"t": 80}, legend={"orientation": "h", "y": -0.15})
+    fig.update_layout(height=560, margin={"t": 80}, legend={"orientation": "h", "y": -0.15})
+    set_title(fig, title, subtitles=True)
     return fig

@@ -15,20 +15,17 @@ from contextlib import closing, nullcontext
 import pandas as pd
 
 from pfcore.analysis.base_rates import base_rates, describe_base_rates
-from pfcore.cli_common import add_checkpoint_args, add_model_args, json_rows, specs_from_args
+from pfcore.cli_common import add_checkpoint_args, add_model_args, json_rows, print_envelope, specs_from_args
 from pfcore.errors import InputError
-from pfcore.models.loading import clear_loaded
 from pfcore.models.spec import ModelSpec
 from pfcore.names import Reduction
-from pfcore.probe.checkpoints import checkpoint_series, distinct_weights, probe_checkpoint
+from pfcore.probe.checkpoints import CheckpointProbe, effect_column, model_scorer, probe_checkpoints
 from pfcore.probe.detect import Probe, analyze_sentence
 from pfcore.probe.propose import Proposal, propose_followups
 from pfcore.probe.sections import ProbeSections, Section, probe_sections
 from pfcore.probe.verdict import CAVEAT, UNIT, ProbeVerdict, anecdote_note
 from pfcore.probe.view import with_base_rates
-from pfcore.scoring.factory import LazyScorer
-from pfcore.scoring.methods import text_method
-from pfcore.scoring.requests import LN2, REDUCTIONS, RequestScorer
+from pfcore.scoring.requests import LN2, REDUCTIONS
 from pfcore.store.cache import ScoreCache
 from pfcore.store.results import load_results
 from pfcore.suites.checkpoints import checkpoints, series_name
@@ -121,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
         if over_checkpoints:
             return _over_checkpoints(args, probe, pairs + proposed, specs, cache)
         sections = {s for s, on in ((Section.DECISIONS, has_decisions), (Section.WORDS, args.words)) if on}
-        results = [(spec, probe_sections(_scorer(spec), probe, sections=sections, pairs=pairs, proposed=proposed,
+        results = [(spec, probe_sections(model_scorer(spec), probe, sections=sections, pairs=pairs, proposed=proposed,
                                          cache=cache, reduction=args.reduction, corrected=args.corrected)
                     if sections else ProbeSections(probe)) for spec in specs]
     table = load_results() if has_decisions else None
@@ -129,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
              for spec in specs}
     if args.json:
         objects = [_json(spec.label, r, rates[spec.label], proposal, args) for spec, r in results]
-        print(json.dumps(objects[0] if len(objects) == 1 else {"results": objects}, allow_nan=False))
+        print_envelope(objects)
     else:
         print("\n\n".join(_text(spec.label, r, rates[spec.label], proposal, args) for spec, r in results))
     return 0
@@ -177,37 +174,32 @@ def _json(model: str, result: ProbeSections, rates: pd.DataFrame | None, proposa
     return obj
 
 
-def _scorer(spec: ModelSpec) -> RequestScorer:
-    """A model's scorer, loading the model only if a score is not in the cache."""
-    return LazyScorer(spec, text_method(spec.kind))
-
-
 def _over_checkpoints(args: argparse.Namespace, probe: Probe, pairs: list[tuple[str, str]],
                       specs: list[ModelSpec], cache: ScoreCache | None) -> int:
-    """The sentence at each checkpoint, one loaded at a time, with progress on stderr."""
+    """The sentence at each checkpoint (`probe_checkpoints`: one loaded at a time), with a line
+    per checkpoint on stderr."""
     if len(specs) > 1:
         raise InputError("checkpoints are read for one model: give one --model with --revisions or --checkpoint-dir")
     points = checkpoints(specs[0], args.revisions, args.checkpoint_dir)
     name = series_name(specs[0], args.checkpoint_dir, args.name)
-    probes = []
-    for number, point in enumerate(points, start=1):
-        probes.append(probe_checkpoint(_scorer(point.spec), point, probe, pairs, cache, reduction=args.reduction,
-                                       corrected=args.corrected))
-        clear_loaded()  # one checkpoint in memory at a time
-        row = probes[-1].row()
-        print(f"[{number}/{len(points)}] {point.label}: effect {row['effect']:+.3f} {UNIT[args.reduction]}, "
+    effect = effect_column(args.reduction)
+
+    def done(number: int, total: int, scored: CheckpointProbe) -> None:
+        row = scored.row()
+        print(f"[{number}/{total}] {scored.point.label}: effect {row[effect]:+.3f} {UNIT[args.reduction]}, "
               f"{row['n_correct']} of {row['n_decisions']} decisions", file=sys.stderr)
-    probes, repeats = distinct_weights(probes)
-    for warning in repeats:
+
+    series = probe_checkpoints(points, probe, pairs, series=name, results=load_results(), cache=cache,
+                               reduction=args.reduction, corrected=args.corrected, done=done)
+    for warning in series.repeats:
         print(f"warning: {warning}", file=sys.stderr)
-    table = checkpoint_series(probes, load_results(), name, str(probe.construction))
     if args.json:
         print(json.dumps({"series": name, "sentence": probe.text, "construction": probe.construction,
-                          "reduction": args.reduction,
+                          "reduction": args.reduction, "corrected": args.corrected,
                           "effect_unit": UNIT[args.reduction], "focus2_unit": "bits",
-                          "checkpoints": json_rows(table)}, allow_nan=False))
+                          "checkpoints": json_rows(series.table)}, allow_nan=False))
     else:
         print(f"{name}: {probe.text!r} (effect: mean over the decisions, {UNIT[args.reduction]}; "
-              "focus 2: surprisal in bits)")
-        print(table.round(3).to_string(index=False))
+              f"focus 2: surprisal in bits{'' if args.corrected else ', without the beginning-of-word correction'})")
+        print(series.table.round(3).to_string(index=False))
     return 0

@@ -71,6 +71,16 @@ def propose_followups(probe: Probe) -> Proposal:
                     source=FROM_CLAUSE)
 
 
+def pair_hints(probe: Probe, proposal: Proposal) -> tuple[str, str]:
+    """What the entailed and the contradicted input show before anything is typed, for this
+    sentence: the proposed pair, else what each follow-up should say about the sentence's foci."""
+    if proposal.pair is not None:
+        return f"e.g. {proposal.entailed}", f"e.g. {proposal.contradicted}"
+    foci = f"'{probe.focus1}' and '{probe.focus2}'"
+    return (f"a follow-up '{probe.connective}' entails here, about {foci}",
+            f"one it contradicts, about {foci}")
+
+
 def _sentence(first: str, second: str, word: str) -> str:
     """One follow-up in the paper's form, its first letter a capital."""
     text = FORM.format(first=first, word=word, second=second)

@@ -36,6 +36,7 @@ from pfcore.scoring.requests import (
     check_length,
     reduce_all,
 )
+from pfcore.scoring.serial import Together, model_lock
 from pfcore.scoring.words import begins_word, pack_bow, text_ids, token_spans
 
 log = logging.getLogger(__name__)
@@ -114,6 +115,7 @@ class CausalScorer:
         self._token_text: dict[int, str] = {}
         self._bow_vectors: dict[tuple[int, str], torch.Tensor] = {}
         checks = ExactnessMemo(model_identity(loaded.spec, loaded.source))
+        self._together = Together(model_lock(self.model), self._score)  # concurrent sessions' calls
         self._head = _split_head(self.model, checks)
         self._tree_ok = self.settings.tree and checks.remember("tree", self._tree_is_exact)
 
@@ -214,7 +216,15 @@ class CausalScorer:
     # ----- public API -----
 
     def score(self, requests: Sequence[Request], progress: Progress | None = None) -> list[TokenScores]:
-        """Per-token scores for each request; identical requests are computed once."""
+        """Per-token scores for each request; identical requests are computed once. Without a
+        progress report (a page's few sentences, not a run), the requests are scored together with
+        those of other sessions waiting for the model (see pfcore.scoring.serial)."""
+        if progress is None:
+            return self._together.score(requests)
+        return self._score(requests, progress)
+
+    def _score(self, requests: Sequence[Request], progress: Progress | None = None) -> list[TokenScores]:
+        """Per-token scores for each request, scored now; identical requests are computed once."""
         unique = list(dict.fromkeys(requests))
         encoded = self.encode_many(unique)
         values = self.score_encoded(encoded, progress, self._extras)
@@ -323,7 +333,8 @@ class CausalScorer:
         index_b = torch.tensor([b for b, _ in rows])
         index_q = torch.tensor([q for _, q in rows])
         picks = _Picks.of(packs, extras.begins_word)
-        flat = self._target_logprobs(ids.to(dev), kwargs, index_b.to(dev), index_q.to(dev), picks, extras)
+        with model_lock(self.model):  # one forward pass at a time per model, first come first served
+            flat = self._target_logprobs(ids.to(dev), kwargs, index_b.to(dev), index_q.to(dev), picks, extras)
         members = iter(flat.split(picks))
         return [[next(members) for _ in p.member_slices] for p in packs]
 

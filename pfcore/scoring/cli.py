@@ -5,13 +5,19 @@ rerun served from it loads the tokenizer alone, not the model."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 import pandas as pd
 
-from pfcore.cli_common import add_model_args, json_rows, positive_int, progress_bar, specs_from_args
+from pfcore.cli_common import (
+    add_model_args,
+    json_rows,
+    positive_int,
+    print_envelope,
+    progress_bar,
+    specs_from_args,
+)
 from pfcore.errors import InputError
 from pfcore.items.formats import write_text_atomic
 from pfcore.models.spec import ModelSpec
@@ -215,7 +221,7 @@ def score_file(args: argparse.Namespace, specs: list[ModelSpec], cache: ScoreCac
     if args.json:
         results = [{"model": spec.label, "revision": spec.revision, "level": level, "rows": json_rows(part)}
                    for spec, part in zip(specs, tables)]
-        print(json.dumps(results[0] if len(results) == 1 else {"results": results}, allow_nan=False))
+        print_envelope(results)
     elif args.out:
         print(f"{len(both):,} rows ({level}) written to {args.out}")
     else:
@@ -235,7 +241,7 @@ def run(args: argparse.Namespace) -> int:
     results = [score_one(spec, req, args, cache) for spec in specs]
     if args.json:
         objects = [obj for obj, _ in results]
-        print(json.dumps(objects[0] if len(objects) == 1 else {"results": objects}, allow_nan=False))
+        print_envelope(objects)
     else:
         print("\n\n".join(text if len(specs) == 1 else f"model {spec.label}\n{text}"
                           for spec, (_, text) in zip(specs, results)))

@@ -3,6 +3,7 @@ only when the score cache lacks something (a rerun served from the cache loads n
 torch; aligning cached scores with words loads the tokenizer alone)."""
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Sequence
 from functools import cached_property
@@ -10,7 +11,7 @@ from typing import Protocol
 
 from pfcore.errors import InputError
 from pfcore.models.identity import model_identity
-from pfcore.models.loading import LoadedModel, load_model, load_tokenizer, resolve_source
+from pfcore.models.loading import LoadedModel, load_model, load_tokenizer, loaded_now, resolve_source
 from pfcore.models.spec import ModelSpec
 from pfcore.scoring.align import Span
 from pfcore.scoring.methods import ScoringMethod, check_fits
@@ -45,6 +46,25 @@ def make_scorer(loaded: LoadedModel, method: ScoringMethod, *, bos: bool = False
 def scorer_for(spec: ModelSpec, method: ScoringMethod, *, bos: bool = False) -> RequestScorer:
     """Load the model (cached per process) and build its scorer."""
     return make_scorer(load_model(spec), method, bos=bos)
+
+
+_SHARED: dict[tuple[ModelSpec, ScoringMethod, bool], tuple[LoadedModel, RequestScorer]] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_scorer(spec: ModelSpec, method: ScoringMethod, *, bos: bool = False) -> RequestScorer:
+    """The process's one scorer of (model, method, BOS), built once per loaded model and shared by
+    every caller (the app's sessions and its warm-up), so what a scorer works out once (exactness
+    checks, word-start tokens) is worked out once; scorers of models no longer loaded are let go."""
+    loaded = load_model(spec)
+    with _SHARED_LOCK:
+        for key, (model, _) in list(_SHARED.items()):
+            if loaded_now(key[0]) is not model:
+                del _SHARED[key]
+        key = (spec, method, bos)
+        if key not in _SHARED:
+            _SHARED[key] = (loaded, make_scorer(loaded, method, bos=bos))
+        return _SHARED[key][1]
 
 
 def cache_identity(spec: ModelSpec, method: ScoringMethod, *, bos: bool = False,

@@ -24,6 +24,7 @@ from transformers.models.auto.modeling_auto import (
 from pfcore.errors import InputError
 from pfcore.models.loading import LoadedModel
 from pfcore.scoring.requests import BLANK, REDUCTIONS, Reduction
+from pfcore.scoring.serial import model_lock
 
 Metric = Literal["original", "within_word_l2r"]
 METRICS: tuple[str, ...] = ("original", "within_word_l2r")
@@ -348,8 +349,9 @@ class MaskedScorer:
         rows = torch.arange(len(batch), device=self.device)
         positions = torch.tensor([x.position for x in batch], device=self.device)
         ids, attention = ids.to(self.device), attention.to(self.device)
-        with torch.no_grad(), self._output_layer_at(rows, positions, ids.shape, head_at_targets):
-            logits = self.model(input_ids=ids, attention_mask=attention).logits
+        with model_lock(self.model), torch.no_grad(), self._output_layer_at(rows, positions, ids.shape,
+                                                                             head_at_targets):
+            logits = self.model(input_ids=ids, attention_mask=attention).logits  # the hook sees only this pass
         logits = logits[rows, positions] if logits.shape[1] == width else logits[:, 0]
         return torch.log_softmax(logits.float(), dim=-1).cpu()
 

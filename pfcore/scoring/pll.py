@@ -14,6 +14,7 @@ from pfcore.scoring.align import Span
 from pfcore.scoring.masked import MaskedScorer
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import BLANK, Progress, Request, TokenScores
+from pfcore.scoring.serial import Together, model_lock
 from pfcore.scoring.words import text_ids, token_spans
 
 
@@ -24,6 +25,18 @@ class _MaskedRequestScorer:
         self.loaded = loaded
         self._method = method
         self.scorer = MaskedScorer(loaded)
+        self._together = Together(model_lock(loaded.model), lambda requests: self._wrap(self._pairs(requests), None))
+
+    def score(self, requests: Sequence[Request], progress: Progress | None = None) -> list[TokenScores]:
+        """Per-token scores of each request; without a progress report (a page's few sentences, not
+        a run), together with those of other sessions waiting for the model (pfcore.scoring.serial)."""
+        if progress is None:
+            return self._together.score(requests)
+        return self._wrap(self._pairs(requests), progress)
+
+    def _pairs(self, requests: Sequence[Request]) -> list[list[tuple[int, float]]]:
+        """(token id, log-prob) of each request's scored tokens, scored now."""
+        raise NotImplementedError
 
     @property
     def method(self) -> ScoringMethod:
@@ -66,7 +79,7 @@ class PllRequestScorer(_MaskedRequestScorer):
             raise InputError(f"{method.value!r} is not a pseudo-log-likelihood method")
         super().__init__(loaded, method)
 
-    def score(self, requests: Sequence[Request], progress: Progress | None = None) -> list[TokenScores]:
+    def _pairs(self, requests: Sequence[Request]) -> list[list[tuple[int, float]]]:
         """Per-token PLL scores of each request's scored part."""
         metric = self._method.pll_metric
         whole = [r for r in requests if not r.prefix]
@@ -74,7 +87,7 @@ class PllRequestScorer(_MaskedRequestScorer):
         found = dict(zip(whole, self.scorer.pll_sentences([r.text for r in whole], metric)))  # type: ignore[arg-type]
         found.update(zip(given, self.scorer.pll_pairs([r.prefix for r in given], [r.text for r in given],
                                                       metric)))  # type: ignore[arg-type]
-        return self._wrap([found[r] for r in requests], progress)
+        return [found[r] for r in requests]
 
 
 class BlankRequestScorer(_MaskedRequestScorer):
@@ -84,7 +97,6 @@ class BlankRequestScorer(_MaskedRequestScorer):
     def __init__(self, loaded: LoadedModel) -> None:
         super().__init__(loaded, ScoringMethod.MASKED_TOKEN)
 
-    def score(self, requests: Sequence[Request], progress: Progress | None = None) -> list[TokenScores]:
+    def _pairs(self, requests: Sequence[Request]) -> list[list[tuple[int, float]]]:
         """Per-piece log-probs of each fill in its text's blank."""
-        pairs = self.scorer.fill_logprobs([(r.prefix, r.text) for r in requests], BLANK)
-        return self._wrap(pairs, progress)
+        return self.scorer.fill_logprobs([(r.prefix, r.text) for r in requests], BLANK)

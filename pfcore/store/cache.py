@@ -12,7 +12,7 @@ import time
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +21,7 @@ from pfcore.errors import InputError, environment_problem
 from pfcore.paths import cache_root, check_writable, make_folder
 from pfcore.scoring.requests import Progress, Request, RequestScorer, TokenScores
 from pfcore.scoring.words import ScoreFn
+from pfcore.store.manifest import Timings
 
 log = logging.getLogger(__name__)
 CHUNK = 2048  # requests scored between two commits to the cache
@@ -33,6 +34,13 @@ SCHEMA = f"""CREATE TABLE IF NOT EXISTS {TABLE} (
     checksum TEXT NOT NULL,
     created REAL NOT NULL
 )"""
+PARTS_TABLE = "run_parts"  # the summed timings of runs stopped before they finished, keyed by run_key
+PARTS_SCHEMA = f"""CREATE TABLE IF NOT EXISTS {PARTS_TABLE} (
+    key TEXT PRIMARY KEY,
+    timings TEXT NOT NULL,
+    updated REAL NOT NULL
+)"""
+NO_PARTS = Timings(parts=0)  # a run with no earlier parts
 Row = tuple[str, bytes, bytes, str, float]
 INTEGRITY_FAILED = "integrity check failed"
 
@@ -109,6 +117,7 @@ class ScoreCache:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute(SCHEMA)
+            conn.execute(PARTS_SCHEMA)
             if conn.execute("PRAGMA quick_check").fetchone()[0] != "ok":
                 raise sqlite3.DatabaseError(INTEGRITY_FAILED)
         except sqlite3.DatabaseError:
@@ -173,6 +182,31 @@ class ScoreCache:
             found.update(k for (k,) in self.conn.execute(f"SELECT key FROM {TABLE} WHERE key IN ({marks})", chunk))
         return found
 
+    def earlier_parts(self, run: str) -> Timings:
+        """The summed timings of the earlier, interrupted parts of an unfinished run (NO_PARTS when it
+        has none; a damaged row is reported once and the run's time starts again from this part)."""
+        row = self.conn.execute(f"SELECT timings FROM {PARTS_TABLE} WHERE key = ?", (run,)).fetchone()
+        if row is None:
+            return NO_PARTS
+        try:
+            return Timings.from_json(json.loads(row[0]))
+        except (ValueError, TypeError):
+            warnings.warn(f"score cache {self.path}: the stored time of an unfinished run is damaged; "
+                          "its run reports the time from now on", stacklevel=2)
+            return NO_PARTS
+
+    def keep_parts(self, run: str, timings: Timings) -> None:
+        """Store the summed timings of an unfinished run's parts so far, for the part that resumes it."""
+        with self._refusals("write to"), self.conn:
+            self.conn.execute("BEGIN IMMEDIATE")
+            self.conn.execute(f"INSERT OR REPLACE INTO {PARTS_TABLE} VALUES (?, ?, ?)",
+                              (run, json.dumps(asdict(timings)), time.time()))
+
+    def forget_parts(self, run: str) -> None:
+        """Drop a finished run's earlier parts (its manifest has their time now)."""
+        with self._refusals("write to"), self.conn:
+            self.conn.execute(f"DELETE FROM {PARTS_TABLE} WHERE key = ?", (run,))
+
     def count(self) -> int:
         """Number of cached requests."""
         return int(self.conn.execute(f"SELECT COUNT(*) FROM {TABLE}").fetchone()[0])
@@ -194,10 +228,13 @@ class ScoreStats:
 def score_cached(scorer: RequestScorer, requests: Sequence[Request], cache: ScoreCache | None,
                  progress: Progress | None = None, chunk: int = CHUNK,
                  stats: ScoreStats | None = None) -> list[TokenScores]:
-    """Per-token scores for each request; cached ones are read, the rest scored and stored."""
+    """Per-token scores for each request; cached ones are read, the rest scored and stored. Progress
+    is first reported before anything is scored, with what the cache held (none without a cache)."""
     stats = stats if stats is not None else ScoreStats()
     if cache is None:
         stats.scored += len(set(requests))
+        if progress:
+            progress(0, len(set(requests)))
         return require_finite(requests, scorer.score(requests, progress))
     ns = namespace(scorer.cache_identity())
     unique = list(dict.fromkeys(requests))

@@ -17,32 +17,32 @@ from typing import Any
 
 from pfcore import __version__
 from pfcore.errors import InputError
-from pfcore.models.spec import ALIASES
-from pfcore.names import ModelKind
+from pfcore.models.spec import ModelSpec
 from pfcore.paths import REPO_ROOT, ReadKind, read_bounded
 
 
 @dataclass(frozen=True)
-class ModelRecord:
-    """The model a run scored with and where it was loaded from."""
+class ModelRecord(ModelSpec):
+    """The model a run scored with (its ModelSpec, so one label and one alias rule) and where it
+    was loaded from. Its JSON is the spec's fields, then `source` and `weights_sha256`."""
 
-    name: str
-    revision: str | None = None
-    dtype: str = "float32"
-    device: str = "cpu"
-    kind: str = ModelKind.CAUSAL.value
-    trust_remote_code: bool = False
     source: str = ""
     weights_sha256: str = ""  # the weight files' content (a hub id: its local snapshot's): what the checkpoint is
 
-    def __post_init__(self) -> None:
-        """Records written under an earlier name of the default model read back under its name now."""
-        object.__setattr__(self, "name", ALIASES.get(self.name, self.name))
+    @classmethod
+    def of(cls, spec: ModelSpec, *, source: str, weights_sha256: str) -> ModelRecord:
+        """The record of a spec loaded from `source`, with its weights' digest."""
+        return cls(**{f.name: getattr(spec, f.name) for f in fields(ModelSpec)}, source=source,
+                   weights_sha256=weights_sha256)
 
-    @property
-    def label(self) -> str:
-        """Name, plus @revision when one is set."""
-        return f"{self.name}@{self.revision}" if self.revision else self.name
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ModelRecord:
+        """The record from a manifest's `model` object; its `name` is required (the spec's default
+        model would stand in for a missing one)."""
+        if isinstance(data, Mapping) and "name" not in data:
+            raise KeyError("model name")
+        record: ModelRecord = _record(cls, data)
+        return record
 
 
 @dataclass(frozen=True)
@@ -56,13 +56,28 @@ class ItemsRecord:
 
 @dataclass(frozen=True)
 class Timings:
-    """Seconds spent reading items, loading the model (0 when fully cached), scoring, in all."""
+    """Seconds spent reading items, loading the model (0 when fully cached), scoring, in all, summed
+    over the `parts` the run took (a stopped or interrupted run that was resumed took more than one;
+    manifests written before `parts` existed give the last part's seconds alone and read as 1)."""
 
     items_s: float = 0.0
     load_s: float = 0.0
     score_s: float = 0.0
     total_s: float = 0.0
     scored: int = 0  # distinct requests scored (not read from the score cache)
+    parts: int = 1
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Timings:
+        """Timings from their JSON object (keys it does not know are left out)."""
+        timings: Timings = _record(cls, data)
+        return timings
+
+    def plus(self, later: Timings) -> Timings:
+        """These timings and a later part's, summed: the whole run's so far."""
+        return Timings(round(self.items_s + later.items_s, 3), round(self.load_s + later.load_s, 3),
+                       round(self.score_s + later.score_s, 3), round(self.total_s + later.total_s, 3),
+                       self.scored + later.scored, self.parts + later.parts)
 
     @property
     def rate(self) -> float | None:
@@ -94,10 +109,10 @@ class Manifest:
         """The manifest from manifest.json's data; InputError naming what is missing or malformed."""
         try:
             return cls(run_id=str(data["run_id"]), created=str(data["created"]), suite=str(data["suite"]),
-                       model=_record(ModelRecord, data["model"]), scoring=str(data["scoring"]),
+                       model=ModelRecord.from_json(data["model"]), scoring=str(data["scoring"]),
                        items=_record(ItemsRecord, data["items"]), settings=dict(data.get("settings") or {}),
                        versions=dict(data.get("versions") or {}), git_commit=data.get("git_commit"),
-                       timings_s=_record(Timings, data.get("timings_s") or {}))
+                       timings_s=Timings.from_json(data.get("timings_s") or {}))
         except (KeyError, TypeError, ValueError) as exc:
             raise InputError(f"not a pfcore run manifest ({type(exc).__name__}: {exc})") from exc
 

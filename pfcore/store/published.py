@@ -14,6 +14,7 @@ import io
 import json
 import os
 import re
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,13 @@ import pandas as pd
 
 from pfcore.errors import InputError
 from pfcore.paths import DATA_DIR, ReadKind, atomic_path, read_bounded, write_atomic
-from pfcore.store.published_tsv import PUBLISHED_COMMIT, PUBLISHED_FOLDER, PUBLISHED_REPO, read_published
+from pfcore.store.published_tsv import (
+    PUBLISHED_COMMIT,
+    PUBLISHED_FOLDER,
+    PUBLISHED_REPO,
+    read_published,
+    read_published_file,
+)
 
 BUNDLE_PATH = DATA_DIR / "reference" / "published_results.parquet"
 DISABLE_VAR = "PFCORE_BUNDLED"  # "0": a new cache's results table starts empty
@@ -187,3 +194,29 @@ def bundle_published(root: Path, *, repository: str = PUBLISHED_REPO, commit: st
     """Make the bundled table from a published outputs_summary folder; returns its manifest."""
     return write_bundle(read_published(root), repository=repository, commit=commit,
                         folder=PUBLISHED_FOLDER, path=path)
+
+
+MODEL_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*")
+
+
+def uploaded_published(files: list[tuple[str, bytes]], model: str) -> pd.DataFrame:
+    """Uploaded published summary TSVs of one model (ORG/NAME), as rows under their own content
+    label (import@...), read as the files would be from its folder; nothing is stored (public mode
+    keeps them in the visitor's session)."""
+    if not MODEL_ID.fullmatch(model.strip()):
+        raise InputError("give the hub id of the model the summaries belong to, as ORG/NAME "
+                         "(for example EleutherAI/pythia-160m)")
+    if not files:
+        raise InputError("upload at least one published summary TSV")
+    org, name = model.strip().split("/")
+    with tempfile.TemporaryDirectory() as folder:
+        tables = []
+        for upload, data in files:
+            relative = f"{org}/{name}/{Path(upload).name}"
+            path = write_atomic(Path(folder) / relative, data, "the uploaded file")
+            try:
+                tables.append(read_published_file(path, relative))
+            except InputError as exc:
+                raise InputError(str(exc).replace(f"{folder}/", "")) from None
+    rows = pd.concat(tables, ignore_index=True)
+    return labelled(rows, import_label(content_digest(rows)))

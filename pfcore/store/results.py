@@ -417,5 +417,3 @@ def load_bundled() -> str:
     rows = import_bundled()
     return (f"Loaded the bundled published results: {len(rows):,} rows from {rows['source'].nunique()} files "
             f"for {rows['model'].nunique()} models, as source {collection_of(str(rows['source'].iloc[0]))}.")
-
-

@@ -36,6 +36,7 @@ class RunConfig:
     password: str | None = None  # for a password-protected EWoK zip; never recorded
     chunk: int = CHUNK  # requests scored between two commits to the score cache
     out: str | None = None
+    shared: bool = True  # False: the run's rows stay out of the shared results table (public mode)
 
     def __post_init__(self) -> None:
         """A suite named as text becomes its SuiteName (an unknown one is refused)."""

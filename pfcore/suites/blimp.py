@@ -15,8 +15,6 @@ from pfcore.errors import InputError
 from pfcore.names import Reduction, SuiteName
 from pfcore.suites.benchmarks import BenchmarkRule, BenchmarkSuite
 from pfcore.suites.benchmarks_common import (
-    Progress,
-    SequenceScorer,
     check_limit,
     hub_snapshot,
     item_ids,
@@ -102,17 +100,12 @@ def _read_paradigm(name: str, paths: list[Path], limit: int | None) -> pd.DataFr
     })
 
 
-def score_blimp(items: pd.DataFrame, score_fn: SequenceScorer, batch_size: int = 32,
-                progress: Progress | None = None) -> pd.DataFrame:
-    """Items with logprob_good, logprob_bad (summed full-sentence log-probs) and correct (good > bad)."""
-    return score_sentence_pairs(items, score_fn, batch_size, progress)
-
-
 def summarize_blimp(scored: pd.DataFrame) -> pd.DataFrame:
     """Accuracy with 95% intervals: 'all', 'paradigm_<name>' and 'phenomenon_<linguistics term>'."""
     return summarize(scored, SuiteName.BLIMP, SUMMARY_GROUPS)
 
 
 SUITE = BenchmarkSuite(SuiteName.BLIMP, "BLiMP (grammatical vs ungrammatical pairs)", HUB_ID, Reduction.SUM,
-                       BenchmarkRule(load_blimp, score_blimp, summarize_blimp, conditional=False, needs_password=False),
+                       BenchmarkRule(load_blimp, score_sentence_pairs, summarize_blimp, conditional=False,
+                                     needs_password=False),
                        chance=0.5)

@@ -125,6 +125,47 @@ def stacked_groups(groups: Mapping[str, GroupScores]) -> GroupScores:
                        stacked({m: g.tokens for m, g in groups.items()}))
 
 
+@dataclass(frozen=True)
+class SuiteLayout:
+    """How the Items page shows one suite: its words, what its per-token chart picks (`token_key`
+    rows, one at a time or several, coloured by `colour`, under `chart_title`), and the label of its count of correct
+    decisions per model (None: not counted, as a syntactic base mixes tests and controls)."""
+
+    title: str
+    condition: str
+    group: str
+    heading: str
+    rows_note: str
+    decisions_note: str
+    token_key: str
+    colour: str
+    pick_one: bool
+    chart_title: str  # with {group} (the block's label) and {picked} (the first row charted)
+    correct_label: str | None
+
+
+LAYOUTS: dict[SuiteName, SuiteLayout] = {
+    SuiteName.SEMANTIC: SuiteLayout(
+        "Semantic (meaning)", "Condition", "Block", "One block, scored",
+        "**Rows**: log-odds = log P(*easier*) − log P(*harder*) of the follow-up given the context.",
+        "**Decisions**: the construction must move the log-odds further than *or*, in the direction it "
+        "entails (higher for aligned1 and misaligned2, lower for aligned2 and misaligned1).",
+        "row", "fill", True, "{group}, {picked}: the follow-up with each fill", "Correct pairs in this block"),
+    SuiteName.SYNTAX: SuiteLayout(
+        "Syntactic (form)", "Manipulation", "Base sentence", "One base sentence, scored",
+        "**Sentences**: surprisal = − mean log-probability per token (bits).",
+        "**Decisions**: correct when the manipulation raises surprisal more with the construction than "
+        "with *and*.",
+        "sentence", "sentence", False, "{group}: per-token surprisal", None),
+}
+
+
+def correct_per_model(decisions: pd.DataFrame) -> list[tuple[str, int, int]]:
+    """(model, correct decisions, decisions) for each model of a stacked block, in its order."""
+    counts = decisions.groupby("model", sort=False)["correct"].agg(["sum", "size"])
+    return [(str(model), int(row["sum"]), int(row["size"])) for model, row in counts.iterrows()]
+
+
 def group_items(suite: SuiteName, group_id: str) -> list[Item]:
     """The items of one semantic block, or of one syntactic base (every connective)."""
     key = block_key(suite)

@@ -88,11 +88,11 @@ class DuplicateCheckpoint:
     same_as: int
     weights_sha256: str
 
-    def warning(self) -> str:
-        """The warning a user reads."""
+    def finding(self) -> str:
+        """What was found, in words; how to leave the step out is each interface's to say."""
         return (f"{self.model}: step {self.step} has the same weights as step {self.same_as} (sha256 "
                 f"{self.weights_sha256[:12]}...); its changes are false zeros in first-difference "
-                "correlations (exclude it with --drop-duplicate-checkpoints)")
+                "correlations")
 
 
 def duplicate_checkpoints(table: pd.DataFrame, model: str) -> list[DuplicateCheckpoint]:

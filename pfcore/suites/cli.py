@@ -7,12 +7,20 @@ import json
 import os
 import sys
 
-from pfcore.cli_common import add_checkpoint_args, add_model_args, positive_int, progress_bar, spec_from_args
+from pfcore.cli_common import (
+    add_checkpoint_args,
+    add_model_args,
+    duplicate_warning,
+    positive_int,
+    progress_view,
+    spec_from_args,
+)
 from pfcore.errors import InputError
 from pfcore.items.schema import CONSTRUCTIONS
 from pfcore.names import Reduction, SuiteName
 from pfcore.scoring.methods import ScoringMethod
-from pfcore.suites.checkpoints import checkpoints, series_name
+from pfcore.store.results import load_results
+from pfcore.suites.checkpoints import checkpoints, duplicate_checkpoints, series_name
 from pfcore.suites.registry import SUITES
 from pfcore.suites.report import main_table, summary_json
 from pfcore.suites.runner import RunConfig, run_suite
@@ -88,7 +96,7 @@ def config_from_args(args: argparse.Namespace, suite: SuiteName) -> RunConfig:
 def run(args: argparse.Namespace) -> int:
     """Run the suite and print its results."""
     config = config_from_args(args, args.suite)
-    bar = progress_bar(f"{config.suite}", enabled=sys.stderr.isatty() or not args.json)
+    bar = progress_view(f"{config.suite}", enabled=sys.stderr.isatty() or not args.json)
     record = run_suite(spec_from_args(args), config, bar)
     if args.json:
         print(json.dumps(summary_json(record)))
@@ -115,7 +123,9 @@ def trajectory(args: argparse.Namespace) -> int:
     quiet = args.json
     table = run_trajectory(name, points, suites, config_from_args(args, suites[0]),
                            report=lambda msg: _report(msg, quiet),
-                           progress_for=lambda label: progress_bar(label, enabled=not quiet))
+                           progress_for=lambda label: progress_view(label, enabled=not quiet))
+    for duplicate in duplicate_checkpoints(load_results(), name):
+        print(duplicate_warning(duplicate, excluded=False), file=sys.stderr)
     if quiet:
         print(table.to_json(orient="records"))
     else:

@@ -15,8 +15,6 @@ from pfcore.errors import InputError
 from pfcore.names import Reduction, SuiteName
 from pfcore.suites.benchmarks import BenchmarkRule, BenchmarkSuite
 from pfcore.suites.benchmarks_common import (
-    Progress,
-    SequenceScorer,
     check_limit,
     hub_snapshot,
     item_ids,
@@ -84,17 +82,12 @@ def _read(path: Path) -> pd.DataFrame:
     raise InputError(f"{path}: expected a .jsonl or .parquet COMPS file")
 
 
-def score_comps(items: pd.DataFrame, score_fn: SequenceScorer, batch_size: int = 32,
-                progress: Progress | None = None) -> pd.DataFrame:
-    """Items with logprob_good, logprob_bad (summed full-sentence log-probs) and correct (good > bad)."""
-    return score_sentence_pairs(items, score_fn, batch_size, progress)
-
-
 def summarize_comps(scored: pd.DataFrame) -> pd.DataFrame:
     """Accuracy with 95% intervals: 'all' and 'negative_<negative sample type>' (taxonomic, overlap...)."""
     return summarize(scored, SuiteName.COMPS, SUMMARY_GROUPS)
 
 
 SUITE = BenchmarkSuite(SuiteName.COMPS, "COMPS (concept properties)", HUB_ID, Reduction.SUM,
-                       BenchmarkRule(load_comps, score_comps, summarize_comps, conditional=False, needs_password=False),
+                       BenchmarkRule(load_comps, score_sentence_pairs, summarize_comps, conditional=False,
+                                     needs_password=False),
                        chance=0.5)

@@ -54,8 +54,18 @@ def run_label(record: RunRecord) -> str:
             f"{m.items.count:,} items")
 
 
+def filter_names(summary: pd.DataFrame) -> dict[str, str]:
+    """What each filter of a summary is called on the page: a SyntaxGym prediction by its formula
+    (its number, "0" or "1", names nothing), any other filter by itself."""
+    formulas = summary["formula"] if "formula" in summary.columns else pd.Series("", index=summary.index)
+    return {str(f): f"prediction {int(f) + 1}: {text}" if isinstance(text, str) and text and str(f).isdigit()
+            else str(f) for f, text in zip(summary["filter"], formulas)}
+
+
 def shown_summary(summary: pd.DataFrame, filters: list[str]) -> pd.DataFrame:
-    """The chosen filters' rows, constructions named as in the paper's figures."""
+    """The chosen filters' rows, constructions named as in the paper's figures and filters by
+    `filter_names` (a SyntaxGym prediction by its formula)."""
     rows = summary[summary["filter"].isin(filters)].copy()
     rows["construction"] = rows["construction"].map(published_name)
+    rows["filter"] = rows["filter"].astype(str).map(filter_names(summary))
     return rows.reset_index(drop=True)

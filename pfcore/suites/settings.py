@@ -15,7 +15,7 @@ from pfcore.store.manifest import Manifest, item_set_hash
 from pfcore.suites.base import RunConfig
 from pfcore.suites.registry import get_suite
 
-NO_EFFECT = ("password", "out", "chunk", "use_cache")  # RunConfig fields that change no number
+NO_EFFECT = ("password", "out", "chunk", "use_cache", "shared")  # RunConfig fields that change no number
 
 
 def run_settings(spec: ModelSpec, config: RunConfig) -> dict[str, Any]:

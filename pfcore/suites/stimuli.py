@@ -22,6 +22,7 @@ from pfcore.scoring.requests import Progress, Request, RequestError, RequestScor
 from pfcore.scoring.words import ScoredText, ScoreFn, Word, plain_score, score_texts
 from pfcore.store.cache import ScoreCache, through_cache
 from pfcore.suites import syntaxgym
+from pfcore.suites.deployment import deployment
 from pfcore.suites.intervals import mean_interval
 
 Level = Literal["words", "regions"]
@@ -93,7 +94,8 @@ def _from_suite(label: str, suite: GymSuite) -> Stimuli:
 
 def stimuli_from_upload(name: str, data: bytes) -> Stimuli:
     """Stimuli from an uploaded file's name and bytes (read as a file of that name would be, and
-    refused unwritten when larger than that kind of file may be)."""
+    refused unwritten when larger than that kind of file, or in public mode an upload, may be)."""
+    deployment().check_upload(len(data))
     kind = ReadKind.SUITE if Path(name).suffix.lower() == ".json" else ReadKind.STIMULI
     if len(data) > READ_CAPS[kind]:
         raise too_large(Path(Path(name).name), kind)
@@ -187,11 +189,13 @@ def analyse_stimuli(stimuli: Stimuli, scorer: RequestScorer, spec: ModelSpec, *,
 
 def region_means(rows: pd.DataFrame) -> pd.DataFrame:
     """Per condition and region, the mean surprisal over items with a 95% interval (normal), as
-    SyntaxGym's plots show it; regions in their number order, conditions as the items give them."""
+    SyntaxGym's plots show it; regions in their number order, conditions as the items give them.
+    A region with words but no scored token (a sentence's first word) has no value, not 0."""
     out = []
     for (condition, number, name), part in rows.groupby(["condition_name", "region_number", "region_name"],
                                                         sort=False):
-        values = part["surprisal_bits"].dropna().to_numpy()
+        scored = part[(part["n_tokens"] > 0) | (part["content"].str.strip() == "")]
+        values = scored["surprisal_bits"].dropna().to_numpy()
         mean, low, high = mean_interval(values) if len(values) else (math.nan, math.nan, math.nan)
         out.append({"condition_name": condition, "region_number": int(number), "region_name": name,
                     "surprisal_bits": mean, "ci_low": low, "ci_high": high, "n": len(values)})

@@ -13,9 +13,10 @@ import pandas as pd
 from pfcore.models.identity import weights_identity
 from pfcore.models.loading import clear_loaded
 from pfcore.names import SuiteName
-from pfcore.store.results import load_results, withdraw_run
+from pfcore.progress import ProgressView
+from pfcore.store.results import withdraw_run
 from pfcore.suites.base import RunConfig
-from pfcore.suites.checkpoints import Checkpoint, duplicate_checkpoints
+from pfcore.suites.checkpoints import Checkpoint
 from pfcore.suites.runner import ResultsLabel, run_suite
 from pfcore.suites.settings import item_set, run_settings
 from pfcore.suites.trajectory_state import Entry, load_state, save_state, why_again, writing
@@ -25,7 +26,7 @@ SHOWN = ("record", "step", "model", "revision")  # of each done entry, in the ta
 
 
 def run_trajectory(name: str, points: Sequence[Checkpoint], suites: Sequence[SuiteName], config: RunConfig,
-                   report: Report = print, progress_for: Callable[[str], Callable[[int, int], None]] | None = None
+                   report: Report = print, progress_for: Callable[[str], ProgressView] | None = None
                    ) -> pd.DataFrame:
     """Run every suite at every checkpoint that is not done yet with these settings on these weights
     (saying why one runs again), one process per name at a time; returns a table of the runs."""
@@ -51,8 +52,6 @@ def run_trajectory(name: str, points: Sequence[Checkpoint], suites: Sequence[Sui
                     report(f"{point.label} {suite}: the rows of the earlier run ({Path(before['record']).name}) "
                            "left the results table; its record is kept")
             clear_loaded()  # one checkpoint in memory at a time
-    for duplicate in duplicate_checkpoints(load_results(), name):
-        report(f"warning: {duplicate.warning()}")
     return pd.DataFrame([{"checkpoint": k.split("|")[0], "suite": k.split("|")[1],
                           **{f: v.get(f) for f in SHOWN}} for k, v in done.items()])
 
@@ -67,7 +66,7 @@ def _once(memo: dict[str, str], key: str, compute: Callable[[], str]) -> Callabl
 
 
 def _run(name: str, point: Checkpoint, config: RunConfig, settings: dict[str, object], report: Report,
-         progress_for: Callable[[str], Callable[[int, int], None]] | None) -> Entry:
+         progress_for: Callable[[str], ProgressView] | None) -> Entry:
     """Run one suite at one checkpoint and report its mean accuracy; its done entry."""
     progress = progress_for(f"{point.label} {config.suite}") if progress_for else None
     record = run_suite(point.spec, config, progress, ResultsLabel(name, point.label, point.step))

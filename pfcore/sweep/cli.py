@@ -39,17 +39,17 @@ class Screen:
     def __init__(self, enabled: bool, tty: bool) -> None:
         self.enabled, self.tty = enabled, tty
         self.drawn = 0
-        self.last = ""
+        self.finished = -1
 
     def draw(self, progress: SweepProgress) -> None:
         """Show the progress now."""
-        lines = progress.lines()
-        if not self.enabled or (not self.tty and lines[0] == self.last):
+        if not self.enabled or (not self.tty and len(progress.status) == self.finished):
             return
+        lines = progress.lines()
         back = f"\x1b[{self.drawn}F\x1b[J" if self.tty and self.drawn else ""
         sys.stderr.write(back + "\n".join(lines) + "\n")
         sys.stderr.flush()
-        self.drawn, self.last = len(lines), lines[0]
+        self.drawn, self.finished = len(lines), len(progress.status)
 
 
 def sweep(args: argparse.Namespace) -> int:

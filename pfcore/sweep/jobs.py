@@ -18,7 +18,7 @@ from pfcore.errors import InputError, PfcoreError
 from pfcore.models.identity import weights_identity
 from pfcore.models.loading import clear_loaded
 from pfcore.paths import file_slug, make_folder, write_atomic
-from pfcore.scoring.requests import Progress
+from pfcore.progress import Progress, ProgressView, throttled
 from pfcore.store.manifest import read_manifest
 from pfcore.store.published import DISABLE_VAR
 from pfcore.suites.base import RunConfig
@@ -135,20 +135,16 @@ def _scored_on(record: Path, weights: str) -> bool:
         return False
 
 
-def _reporter(board: Any, job: str, suite: str) -> Progress | None:
-    """A progress callback sending (job, suite, done, total) to the sweep's board actor, at most
-    every REPORT_S seconds (and at the end); None without a board."""
+def _reporter(board: Any, job: str, suite: str) -> ProgressView | None:
+    """A progress view sending (job, suite, progress) to the sweep's board actor, at most every
+    REPORT_S seconds (and at the end); None without a board."""
     if board is None:
         return None
-    last = [0.0]
 
-    def report(done: int, total: int) -> None:
-        now = time.monotonic()
-        if now - last[0] >= REPORT_S or done >= total:
-            last[0] = now
-            board.report.remote(job, suite, done, total)
+    def report(progress: Progress) -> None:
+        board.report.remote(job, suite, progress)
 
-    return report
+    return throttled(report, min_interval=REPORT_S)
 
 
 @contextmanager

@@ -14,7 +14,7 @@ from typing import Any
 from pfcore.errors import InputError
 from pfcore.items.safe_yaml import compose
 from pfcore.items.schema import CONSTRUCTIONS
-from pfcore.items.yaml_check import Where, YamlChecker
+from pfcore.items.yaml_check import Where, YamlChecker, kind_of
 from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
 from pfcore.names import ModelKind, SuiteName
 from pfcore.paths import READ_CAPS, ReadKind, cache_subdir, read_bounded, too_large, write_atomic
@@ -86,7 +86,8 @@ class _PlanChecker(YamlChecker):
         if value is None:
             return None
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            self.fail(where, f"expected a whole number of at least {minimum}, found {value!r}")
+            found = "a smaller one" if isinstance(value, int) and not isinstance(value, bool) else kind_of(value)
+            self.fail(where, f"expected a whole number of at least {minimum}, found {found}")
             return None
         return value
 
@@ -95,7 +96,9 @@ class _PlanChecker(YamlChecker):
         if value is None:
             return None
         if isinstance(value, bool) or not isinstance(value, int | float) or value < 0 or (positive and value == 0):
-            self.fail(where, f"expected a number {'above' if positive else 'of at least'} 0, found {value!r}")
+            number = isinstance(value, int | float) and not isinstance(value, bool)
+            found = "a smaller one" if number else kind_of(value)
+            self.fail(where, f"expected a number {'above' if positive else 'of at least'} 0, found {found}")
             return None
         return float(value)
 
@@ -103,7 +106,7 @@ class _PlanChecker(YamlChecker):
         """true or false (false when absent)."""
         if value is None or isinstance(value, bool):
             return bool(value)
-        self.fail(where, f"expected true or false, found {value!r}")
+        self.fail(where, f"expected true or false, found {kind_of(value)}")
         return False
 
     def choice(self, value: Any, where: Where, options: Sequence[str], default: str) -> str:
@@ -111,7 +114,7 @@ class _PlanChecker(YamlChecker):
         if value is None:
             return default
         if value not in options:
-            self.fail(where, f"expected one of {', '.join(options)}, found {value!r}")
+            self.fail(where, f"expected one of {', '.join(options)}, found another value")
             return default
         return str(value)
 
@@ -166,7 +169,8 @@ def _plan_name(checker: _PlanChecker, value: Any, path: Path) -> str:
     if value is None:
         return re.sub(r"[^A-Za-z0-9._-]+", "-", path.stem).strip("-.") or "sweep"
     if not isinstance(value, str) or not NAME.match(value):
-        checker.fail(("name",), f"expected a name of letters, digits, '.', '_' or '-', found {value!r}")
+        checker.fail(("name",), f"expected a name of letters, digits, '.', '_' or '-', found {kind_of(value)}"
+                     + (" with other characters" if isinstance(value, str) else ""))
         return "sweep"
     return value
 
@@ -214,7 +218,7 @@ def _constructions(checker: _PlanChecker, value: Any, where: Where) -> tuple[str
     names = [checker.text(v, where + (i,)) for i, v in enumerate(checker.sequence(value, where))]
     for i, name in enumerate(names):
         if name and name not in CONSTRUCTIONS:
-            checker.fail(where + (i,), f"unknown construction {name!r} (choose from {', '.join(CONSTRUCTIONS)})")
+            checker.fail(where + (i,), f"unknown construction (choose from {', '.join(CONSTRUCTIONS)})")
     return tuple(names)
 
 
@@ -283,7 +287,7 @@ def _revisions(checker: _PlanChecker, value: Any, where: Where) -> str | None:
     names = [checker.text(v, where + (i,)) for i, v in enumerate(checker.sequence(value, where))]
     for i, name in enumerate(names):
         if "," in name:
-            checker.fail(where + (i,), f"a revision name cannot hold a comma: {name!r}")
+            checker.fail(where + (i,), "a revision name cannot hold a comma")
     return ",".join(names)
 
 

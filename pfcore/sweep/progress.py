@@ -3,29 +3,23 @@ and per running job, and the summary (done / skipped / failed), shaped as text l
 terminal and as rows and tables for the app."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 
 import pandas as pd
 
+from pfcore.progress import Progress, text_bar
 from pfcore.sweep.jobs import DONE, FAILED, SKIPPED, Job
 from pfcore.sweep.plan import SweepPlan
-
-BAR_WIDTH = 30
 
 
 @dataclass(frozen=True)
 class JobProgress:
-    """Where a running job is: its suite, and requests done of the suite's total."""
+    """Where a running job is: the suite it runs and that run's Progress."""
 
     suite: str
-    done: int
-    total: int
-
-    @property
-    def fraction(self) -> float:
-        """Done as a fraction of the total (1 when there is nothing to do)."""
-        return min(1.0, self.done / self.total) if self.total else 1.0
+    progress: Progress
 
 
 class Board:
@@ -34,9 +28,9 @@ class Board:
     def __init__(self) -> None:
         self.jobs: dict[str, JobProgress] = {}
 
-    def report(self, job: str, suite: str, done: int, total: int) -> None:
+    def report(self, job: str, suite: str, progress: Progress) -> None:
         """Note where a job is now."""
-        self.jobs[job] = JobProgress(suite, done, total)
+        self.jobs[job] = JobProgress(suite, progress)
 
     def snapshot(self) -> dict[str, JobProgress]:
         """Where every job that reported is."""
@@ -45,37 +39,53 @@ class Board:
 
 @dataclass
 class SweepProgress:
-    """A sweep in progress: every job's label, the finished ones' status, the running ones' place."""
+    """A sweep in progress: every job's label, the finished ones' status, the running ones' place,
+    and when it started (by `clock`), for the rate and ETA over jobs."""
 
     labels: dict[str, str]
     status: dict[str, str] = field(default_factory=dict)
     running: dict[str, JobProgress] = field(default_factory=dict)
+    clock: Callable[[], float] = time.monotonic
+    started: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.started is None:
+            self.started = self.clock()
 
     def count(self, status: str) -> int:
         """Finished jobs with this status."""
         return sum(1 for s in self.status.values() if s == status)
 
     @property
+    def jobs(self) -> Progress:
+        """The sweep as a Progress over jobs: those skipped (their results were there) are done but
+        not fresh, so the rate and the ETA come from the jobs that ran."""
+        elapsed = self.clock() - (self.started or 0.0)
+        return Progress(len(self.status), len(self.status) - self.count(SKIPPED), len(self.labels), elapsed,
+                        unit="jobs")
+
+    @property
     def fraction(self) -> float:
         """Finished jobs as a fraction of all jobs."""
-        return len(self.status) / len(self.labels) if self.labels else 1.0
+        return self.jobs.fraction
 
     def headline(self) -> str:
-        """The jobs in one line: how many finished, and how."""
-        return (f"{len(self.status)} of {len(self.labels)} jobs finished: {self.count(DONE)} done, "
-                f"{self.count(SKIPPED)} skipped, {self.count(FAILED)} failed")
+        """The jobs in one line: how many finished, and how, then the rate and ETA over jobs."""
+        jobs = self.jobs
+        return " · ".join([f"{len(self.status)} of {len(self.labels)} jobs finished: {self.count(DONE)} done, "
+                           f"{self.count(SKIPPED)} skipped, {self.count(FAILED)} failed",
+                           *filter(None, [jobs.rate_text()]), jobs.eta_text()])
 
     def job_rows(self) -> list[tuple[str, float, str]]:
-        """(label, fraction, text) for each job running now: its suite and percentage."""
-        return [(self.labels[job], where.fraction,
-                 f"{where.suite} {100 * where.fraction:.0f}% ({where.done:,}/{where.total:,} requests)")
+        """(label, fraction, text) for each job running now: its suite, percentage and status line."""
+        return [(self.labels[job], where.progress.fraction,
+                 f"{where.suite} {100 * where.progress.fraction:.0f}%: {where.progress.text()}")
                 for job, where in self.running.items() if job not in self.status and job in self.labels]
 
     def lines(self) -> list[str]:
         """The terminal view: a bar over jobs, then one line per running job."""
-        filled = int(BAR_WIDTH * self.fraction)
-        bar = f"jobs [{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {self.headline()}"
-        return [bar, *(f"  {label}: {text}" for label, _, text in self.job_rows())]
+        return [f"jobs {text_bar(self.fraction)} {self.headline()}",
+                *(f"  {label}: {text}" for label, _, text in self.job_rows())]
 
 
 @dataclass(frozen=True)

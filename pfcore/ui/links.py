@@ -3,6 +3,7 @@ puts its values into the page's widgets (unknown or malformed ones are ignored w
 the widgets run, their values are written back, so the address bar always holds a link to the view."""
 from __future__ import annotations
 
+import html
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlencode
@@ -83,10 +84,38 @@ def publish(page: str, query: Query) -> str:
     return f"{base}?{urlencode(query, doseq=True)}" if query else base
 
 
+COPIED = "Link copied"
+# One click copies the link (the address bar's, which the page has just written, when the server
+# knows no URL); where the browser refuses the clipboard API, a hidden text box is copied instead.
+# Streamlit's sanitizer drops inline handlers (onclick), so a script binds the click.
+COPY_BUTTON = """<button type="button" class="pf-copy-link" data-url="{url}" title="Copy a link that reopens
+this view" style="font: inherit; font-size: 0.875rem; padding: 0.25rem 0.75rem; border-radius: 0.5rem;
+border: 1px solid rgba(49, 51, 63, 0.2); background: transparent; color: inherit; cursor: pointer"
+>Copy link</button>
+<script>
+document.querySelectorAll("button.pf-copy-link:not([data-bound])").forEach((button) => {{
+  button.dataset.bound = "1";
+  button.addEventListener("click", async () => {{
+    const url = button.dataset.url || window.location.href;
+    try {{ await navigator.clipboard.writeText(url); }} catch (error) {{
+      const box = document.createElement("textarea");
+      box.value = url; document.body.appendChild(box); box.select(); document.execCommand("copy"); box.remove();
+    }}
+    button.textContent = "{copied}";
+    setTimeout(() => {{ button.textContent = "Copy link"; }}, 2000);
+  }});
+}});
+</script>"""
+
+
+def copy_button(url: str) -> str:
+    """The 'Copy link' button's HTML: a click copies `url` (the address bar's link when empty)."""
+    return COPY_BUTTON.format(url=html.escape(url, quote=True), copied=COPIED)
+
+
 def show_link(url: str, notes: Sequence[str]) -> None:
-    """The 'Copy link' control (the link, with a copy button), and the ignored parameters."""
+    """The 'Copy link' button, which copies the link to this view at one click, and the ignored
+    parameters."""
     if notes:
         st.caption("Ignored in the link: " + "; ".join(notes))
-    with st.popover("Copy link", icon=":material/link:"):
-        st.markdown("This link reopens the page as it is now:")
-        st.code(url or "(the address bar holds the link)", language=None, wrap_lines=True)
+    st.html(copy_button(url), unsafe_allow_javascript=True, width="content")

@@ -2,23 +2,28 @@
 factory (every page, the Run page included, scores through `scorer`)."""
 from __future__ import annotations
 
+import logging
+import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 
 import streamlit as st
 
 from pfcore.errors import ModelLoadError, PfcoreError
 from pfcore.models import DEFAULT_MODEL, LoadedModel, ModelSpec, load_model
-from pfcore.models.spec import DEFAULT_MODEL_TITLE, DTYPES
+from pfcore.models.loading import being_loaded
+from pfcore.models.spec import DEFAULT_MODEL_TITLE, DTYPES, available_devices, split_label
 from pfcore.names import ModelKind
-from pfcore.scoring.factory import LazyScorer, make_scorer
+from pfcore.scoring.factory import LazyScorer, shared_scorer
 from pfcore.scoring.fake import FAKE_MODEL, FakeScorer, fake_enabled
 from pfcore.scoring.methods import ScoringMethod, text_method
 from pfcore.scoring.requests import RequestScorer
+from pfcore.suites.deployment import PUBLIC_NOTE, deployment
 from pfcore.ui.downloads import EXPORT_FORMATS
 from pfcore.ui.errors import message_for
 
+log = logging.getLogger(__name__)
 MAX_COMPARED = 3  # models beside the sidebar model: four side by side in all
 NAME_HELP = (f"`{DEFAULT_MODEL}` is the embedded default, {DEFAULT_MODEL_TITLE}: no download; instruction "
              "tuning and 4-bit quantization set it apart from the paper's base models. Or a Hugging Face id "
@@ -67,43 +72,79 @@ class Models:
         return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
 
 
-def devices() -> tuple[str, ...]:
-    """Devices this machine offers."""
-    import torch
-
-    return ("cpu", "cuda") if torch.cuda.is_available() else ("cpu",)
-
-
 def model_picker() -> ModelSpec | None:
-    """Sidebar widgets (kept across pages) -> the chosen ModelSpec; None when no name is given."""
+    """Sidebar widgets (kept across pages) -> the chosen ModelSpec; None when no name is given.
+    In public mode the model is picked from the allow-list (no free text, no revision box)."""
     side = st.sidebar
     side.subheader("Model")
+    if deployment().public:
+        return _allowed_picker()
     name = side.text_input("Hub id or local path", value=DEFAULT_MODEL, key="model_name",
                            persist_state="session", help=NAME_HELP)
-    kind = side.radio("Kind", tuple(ModelKind), horizontal=True, key="model_kind", persist_state="session",
-                      help="causal: next-word models (GPT-style). masked: BERT-style models.")
-    side.radio("Chart export", list(EXPORT_FORMATS), format_func=EXPORT_FORMATS.__getitem__, key="chart_format",
-               persist_state="session", help="what the camera button of every chart's toolbar saves")
+    kind = _kind_picker()
+    chart_format_picker()
     with side.expander("Revision, precision, device"):
         revision = st.text_input("Revision", value="", key="model_revision", persist_state="session",
                                  help="a hub branch, tag or checkpoint such as step1000 (optional)")
-        dtype = st.selectbox("dtype", DTYPES, key="model_dtype", persist_state="session")
-        device = st.selectbox("Device", devices(), key="model_device", persist_state="session")
+        dtype, device = _precision_device()
     if not name.strip():
         side.error(f"Type a model name or path (the default is `{DEFAULT_MODEL}`).")
         return None
     return ModelSpec(name=name.strip(), revision=revision.strip() or None, dtype=dtype,
-                     device=device, kind=kind or ModelKind.CAUSAL)
+                     device=device, kind=kind)
+
+
+def chart_format_picker() -> None:
+    """The sidebar's choice of what every chart's camera button saves."""
+    st.sidebar.radio("Chart export", list(EXPORT_FORMATS), format_func=EXPORT_FORMATS.__getitem__,
+                     key="chart_format", persist_state="session",
+                     help="what the camera button of every chart's toolbar saves")
+
+
+def _allowed_picker() -> ModelSpec:
+    """Public mode's picker: one of the allowed models (a value from a link or an earlier page that
+    is not allowed is replaced by the first allowed, with the reason), its kind, dtype and device."""
+    side, policy = st.sidebar, deployment()
+    if st.session_state.get("model_name", policy.models_allowed[0]) not in policy.models_allowed:
+        st.session_state["model_name"] = policy.models_allowed[0]
+        side.warning(policy.refusal())
+    label = side.selectbox("Model", policy.models_allowed, key="model_name", persist_state="session",
+                           help="the models this class server offers (its teacher chose them)")
+    kind = _kind_picker()
+    chart_format_picker()
+    with side.expander("Precision, device"):
+        dtype, device = _precision_device()
+    return ModelSpec(dtype=dtype, device=device, kind=kind).with_label(label)
+
+
+def _kind_picker() -> ModelKind:
+    """The sidebar's model kind (kept across pages)."""
+    kind = st.sidebar.radio("Kind", tuple(ModelKind), horizontal=True, key="model_kind", persist_state="session",
+                            help="causal: next-word models (GPT-style). masked: BERT-style models.")
+    return ModelKind(kind or ModelKind.CAUSAL)
+
+
+def _precision_device() -> tuple[str, str]:
+    """The dtype and device pickers (kept across pages), in the caller's expander."""
+    dtype = st.selectbox("dtype", DTYPES, key="model_dtype", persist_state="session")
+    device = st.selectbox("Device", available_devices(), key="model_device", persist_state="session")
+    return str(dtype), str(device)
 
 
 def apply_models_link(query: dict[str, list[str]]) -> list[str]:
     """Put a link's `models` (name or name@revision; the first is the sidebar model) into the
-    sidebar before it is drawn; a note when more than the sidebar can compare were given."""
+    sidebar before it is drawn; a note when more than the sidebar can compare were given. In
+    public mode a model not on the allow-list is refused (the note names none of it) and never loads."""
     models = [m.strip() for m in query.get("models", []) if m.strip()]
     if not models:
         return []
-    name, _, revision = models[0].partition("@")
-    wanted = {"model_name": (name, DEFAULT_MODEL), "model_revision": (revision, ""),
+    policy = deployment()
+    if policy.public:
+        allowed = [m for m in models if m in policy.models_allowed]
+        if allowed != models:
+            return [policy.refusal()] + (apply_models_link({"models": allowed}) if allowed else [])
+    name, revision = split_label(models[0])
+    wanted = {"model_name": (name, DEFAULT_MODEL), "model_revision": (revision or "", ""),
               "model_compare": (models[1:MAX_COMPARED + 1], [])}
     for key, (value, default) in wanted.items():
         if st.session_state.get(key, default) != value:  # writing what the widget shows anyway makes streamlit warn
@@ -120,28 +161,32 @@ def models_query(choice: ModelChoice | None) -> dict[str, list[str]]:
 def compare_picker(primary: ModelSpec) -> tuple[ModelSpec, ...]:
     """Up to MAX_COMPARED more models (name, folder, .gguf or hub id, with @revision) to score
     side by side with the sidebar model, of the same kind, precision and device."""
-    options = list(dict.fromkeys([DEFAULT_MODEL, *st.session_state.get("model_compare", [])]))
+    policy = deployment()
+    options = list(policy.models_allowed if policy.public else
+                   dict.fromkeys([DEFAULT_MODEL, *st.session_state.get("model_compare", [])]))
+    if policy.public:
+        st.session_state["model_compare"] = [m for m in st.session_state.get("model_compare", []) if m in options]
     picked = st.sidebar.multiselect(
-        "Compare with", [o for o in options if o != primary.label], key="model_compare", accept_new_options=True,
+        "Compare with", [o for o in options if o != primary.label], key="model_compare",
+        accept_new_options=not policy.public,
         max_selections=MAX_COMPARED, persist_state="session",
         help=f"up to {MAX_COMPARED} more models, one per entry: a hub id (add @revision, e.g. "
              "EleutherAI/pythia-160m@step1000), a local folder or a .gguf file; each loads only when a "
              "score is not in the score cache, and at most two stay in memory")
-    return tuple(replace(primary, name=name.rpartition("@")[0] or name, revision=name.rpartition("@")[2] or None)
-                 if "@" in name else replace(primary, name=name, revision=None)
-                 for name in picked if name.strip() and name != primary.label)
+    return tuple(primary.with_label(label) for label in picked if label.strip() and label != primary.label)
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)
-def _load(spec: ModelSpec) -> tuple[LoadedModel, float]:
-    """Load a model once per process; returns it with the seconds the load took."""
-    started = time.monotonic()
-    loaded = load_model(spec)
-    return loaded, time.monotonic() - started
+def _load(spec: ModelSpec) -> LoadedModel:
+    """Load a model once per process."""
+    return load_model(spec)
 
 
-def cached_model(spec: ModelSpec) -> tuple[LoadedModel, float]:
-    """The loaded model for a spec (cached across reruns and sessions) and its load time."""
+def cached_model(spec: ModelSpec) -> LoadedModel:
+    """The loaded model for a spec (cached across reruns and sessions); in public mode only an
+    allowed model ever loads (so no link or page can evict the class's model)."""
+    if not deployment().is_allowed(spec):
+        raise ModelLoadError(deployment().refusal())
     try:
         return _load(spec)
     except PfcoreError:
@@ -150,19 +195,14 @@ def cached_model(spec: ModelSpec) -> tuple[LoadedModel, float]:
         raise ModelLoadError(message_for(exc)) from exc
 
 
-@st.cache_resource(max_entries=2, show_spinner=False)  # at most two models held in memory
-def _scorer(spec: ModelSpec, method: ScoringMethod, bos: bool) -> RequestScorer:
-    """One request scorer per (model, method, BOS), shared by every page and session."""
+def scorer(spec: ModelSpec, method: ScoringMethod | None = None, *, bos: bool = False) -> RequestScorer:
+    """The app's scorer of a model (the kind's default method unless one is given), one per
+    process, shared by every page and session and by the server's warm-up; also the
+    `ScorerSource` the Run page hands to the runner."""
     if is_fake(spec):
         return FakeScorer()
-    loaded, _ = cached_model(spec)
-    return make_scorer(loaded, method, bos=bos)
-
-
-def scorer(spec: ModelSpec, method: ScoringMethod | None = None, *, bos: bool = False) -> RequestScorer:
-    """The app's cached scorer of a model (the kind's default method unless one is given); also
-    the `ScorerSource` the Run page hands to the runner."""
-    return _scorer(spec, method or text_method(spec.kind), bos)
+    cached_model(spec)  # load failures read as the sidebar reads them
+    return shared_scorer(spec, method or text_method(spec.kind), bos=bos)
 
 
 def lazy_scorer(spec: ModelSpec) -> RequestScorer:
@@ -178,28 +218,77 @@ def is_fake(spec: ModelSpec) -> bool:
     return spec.name == FAKE_MODEL and fake_enabled()
 
 
+def public_load_error(exc: PfcoreError) -> str:
+    """Public mode's account of a failed load: the reason goes to the server's log (it may name the
+    server's folders), the visitor reads what to do."""
+    log.warning("model load failed: %s", exc)
+    text = str(exc)
+    return text if text.startswith(PUBLIC_NOTE) else (
+        f"{PUBLIC_NOTE}: the model could not be loaded; the server's log has the reason for the teacher.")
+
+
 def parameter_count(loaded: LoadedModel) -> int:
     """Number of parameters of a loaded model."""
     return int(sum(p.numel() for p in loaded.model.parameters()))
 
 
-def sidebar_model() -> ModelChoice | None:
-    """Picker, load (cached) and status in the sidebar; None, with the reason shown, on failure."""
+POLL_S = 0.5  # how often a page that did not wait looks again whether the model is ready
+_PENDING = threading.local()  # this script run's model still loading, and its sidebar status slot
+
+
+def sidebar_model(*, wait: bool = True) -> ModelChoice | None:
+    """Picker, load (cached) and status in the sidebar; None, with the reason shown, on failure.
+    With wait=False (the Home page), a model that another thread is loading (the server's warm-up,
+    another session) is shown as loading and the page goes on at once (None); the page then ends
+    with `wait_for_model`."""
     spec = model_picker()
+    _PENDING.value = None
     if spec is None:
         return None
     if is_fake(spec):
         st.sidebar.warning(f"**{spec.name}** ready: a deterministic stand-in for tests, not a "
                            "language model; its numbers mean nothing.")
         return ModelChoice(spec, None, compare_picker(spec))
+    if not wait and being_loaded(spec):
+        _PENDING.value = (spec, st.sidebar.empty())
+        _loading_note(spec, 0.0)
+        return None
     try:
         with st.sidebar, st.spinner(f"Loading {spec.label}..."):
-            loaded, seconds = cached_model(spec)
+            loaded = cached_model(spec)
     except PfcoreError as exc:
-        st.sidebar.error(str(exc))
+        st.sidebar.error(str(exc) if deployment().allows_paths else public_load_error(exc))
         return None
     parameters = parameter_count(loaded)
     st.sidebar.success(f"**{spec.label}** ({spec.kind}) ready: {parameters / 1e6:,.1f}M "
-                       f"parameters, loaded in {seconds:.1f} s")
-    st.sidebar.caption(f"from `{loaded.source}`")
+                       f"parameters, loaded in {loaded.seconds:.1f} s")
+    if deployment().allows_paths:
+        st.sidebar.caption(f"from `{loaded.source}`")
     return ModelChoice(spec, parameters, compare_picker(spec))
+
+
+def model_loading() -> bool:
+    """Whether this run's sidebar showed the model as still loading (see `sidebar_model`)."""
+    return getattr(_PENDING, "value", None) is not None
+
+
+def wait_for_model() -> None:
+    """The end of a page that did not wait for its model: while the load goes on, the sidebar
+    counts its seconds (each update answers a click at once, so the page stays usable, and costs
+    next to nothing, so the load is not slowed); when it ends, the page is drawn again, ready."""
+    if not model_loading():
+        return
+    spec, _ = _PENDING.value
+    started = time.monotonic()
+    while being_loaded(spec):
+        time.sleep(POLL_S)
+        _loading_note(spec, time.monotonic() - started)
+    st.rerun()
+
+
+def _loading_note(spec: ModelSpec, seconds: float) -> None:
+    """The sidebar's status while the model loads."""
+    _, slot = _PENDING.value
+    waited = f" ({seconds:.0f} s so far)" if seconds >= 1 else ""
+    slot.info(f"Loading **{spec.label}**{waited}: the pages that score use it once it is loaded. "
+              "You can look around meanwhile.", icon=":material/hourglass_top:")

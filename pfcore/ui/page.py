@@ -5,6 +5,8 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from pfcore.errors import InputError
+from pfcore.suites.deployment import deployment
 from pfcore.ui.model import ModelChoice, sidebar_model
 
 APP_TITLE = "Paired-Focus explorer"
@@ -41,9 +43,16 @@ PAGES = (
 )
 
 
-def start_page(title: str, intro: str) -> ModelChoice | None:
-    """Set up a page: config, title and intro, and the sidebar model (None if it cannot load)."""
+def start_page(title: str, intro: str, *, wait_for_model: bool = True) -> ModelChoice | None:
+    """Set up a page: config, title and intro, and the sidebar model (None if it cannot load; with
+    wait_for_model=False, also while the server is still loading it: the page then ends with
+    `pfcore.ui.model.wait_for_model`)."""
     st.set_page_config(page_title=f"{title} · {APP_TITLE}", page_icon="🔎", layout="wide")
     st.title(title)
     st.markdown(intro)
-    return sidebar_model()
+    try:
+        deployment()
+    except InputError as exc:  # a bad setting of the server: nothing runs until the teacher fixes it
+        st.error(str(exc))
+        st.stop()
+    return sidebar_model(wait=wait_for_model)

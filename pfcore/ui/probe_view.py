@@ -1,82 +1,205 @@
 """The Probe page's sections, each drawn for every model the sidebar compares (one colour, column or
-table row per model on a shared axis): the sentence word by word, the sentence across training
-checkpoints, the balanced verdict, one decision token by token, and the manipulations."""
+table row per model on a shared axis): the settings, the follow-up pairs (with the pair pfcore
+proposes), the sentence across training checkpoints, the sentence word by word, and, from one
+scorer call per model (`probe_sections`), the balanced verdict beside its base rate, one decision
+token by token and the manipulations."""
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from contextlib import closing
+from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
 
-from pfcore.analysis.base_rates import base_rates
+from pfcore.analysis.base_rates import base_rates, describe_base_rates
 from pfcore.errors import PfcoreError
 from pfcore.models import ModelSpec
+from pfcore.names import Reduction
+from pfcore.output import envelope
 from pfcore.plots.tokens import rises_figure, token_bars_figure
 from pfcore.plots.words import checkpoint_figure, word_curves_figure
-from pfcore.probe import FRAME_EXAMPLE, Probe, analyze_sentence, probe_sentence, score_manipulations, score_probe
-from pfcore.probe.checkpoints import CheckpointProbe, checkpoint_series, distinct_weights, probe_checkpoint
-from pfcore.probe.verdict import AGAINST, CAVEAT, CONSISTENT, SINGLE, ProbeVerdict, anecdote_note, unit_key
-from pfcore.probe.view import followup_tokens, rises_in_bits, sentence_tokens, with_base_rates
-from pfcore.probe.words import FIRST_WORD_NOTE, score_sentences, sentence_token_table, word_table
-from pfcore.scoring.requests import Reduction
+from pfcore.probe import FRAME_EXAMPLE, Probe
+from pfcore.probe.checkpoints import effect_column, probe_checkpoints
+from pfcore.probe.propose import Proposal, pair_hints
+from pfcore.probe.sections import ProbeSections, Section, probe_sections
+from pfcore.probe.verdict import (
+    AGAINST,
+    CAVEAT,
+    CONSISTENT,
+    MIXED,
+    UNIT,
+    ProbeVerdict,
+    anecdote_note,
+    plan_decisions,
+    unit_key,
+)
+from pfcore.probe.view import (
+    followup_tokens,
+    key_decisions,
+    rises_in_bits,
+    sentence_tokens,
+    verdict_line,
+    with_base_rates,
+    without_signed_zeros,
+)
+from pfcore.probe.words import FIRST_WORD_NOTE, sentence_token_table
 from pfcore.scoring.tables import stacked
 from pfcore.store.cache import ScoreCache
 from pfcore.store.results import load_results
 from pfcore.suites.checkpoints import Checkpoint, checkpoints, series_name
+from pfcore.suites.deployment import PUBLIC_NOTE, deployment
 from pfcore.ui.downloads import chart, download_csv, download_json
 from pfcore.ui.errors import message_for
-from pfcore.ui.model import Models, lazy_scorer
+from pfcore.ui.model import Models
 
-BANNER = {CONSISTENT: st.success, AGAINST: st.warning}
+BANNER = {CONSISTENT: st.success, AGAINST: st.warning, MIXED: st.info}  # one decision: a neutral box
 BOW_HELP = ("On: a word's surprisal is that of the word itself, its tokens plus the chance that a new word "
             "starts after it (the beginning-of-word correction; see docs/words-and-regions.md). Off: the sum of "
-            "its tokens' surprisals, as minicons reports it.")
+            "its tokens' surprisals, as minicons reports it. It applies to the words and to the checkpoints.")
+REDUCTIONS = {Reduction.MEAN: "mean log-prob per token (the paper's code)",
+              Reduction.SUM: "sum of log-probs (a departure from the paper: longer follow-ups weigh more)"}
+MAX_PAIRS = 6
+MISSING = "–"  # what a cell without a value shows (never "None")
+SIGNED = "%+.3g"  # a signed value to 3 significant digits: a small one is never shown as "-0.00"
 
 
-def words_section(probe: Probe, models: Models) -> None:
-    """The sentence word by word (or token by token) with the construction against "or"."""
-    st.subheader("The sentence word by word")
-    c1, c2 = st.columns(2)
-    unit = c1.segmented_control("Show", ["words", "tokens"], default="words", required=True, key="probe_unit",
-                                persist_state="session")
-    corrected = c2.toggle("Beginning-of-word correction", value=True, key="probe_corrected",
+@dataclass(frozen=True)
+class ProbeRequest:
+    """What the page scores for one sentence: the probe, the follow-up pairs typed and those
+    proposed (kept apart, so the table marks them), and the settings."""
+
+    probe: Probe
+    pairs: tuple[tuple[str, str], ...] = ()
+    proposed: tuple[tuple[str, str], ...] = ()
+    reduction: Reduction = Reduction.MEAN
+    corrected: bool = True
+
+    @property
+    def has_decisions(self) -> bool:
+        """Whether there is something to decide: the frame's block, or a pair."""
+        return bool(self.pairs or self.proposed) or self.probe.fits_frame
+
+    @property
+    def unit(self) -> str:
+        """The unit of shifts and effects."""
+        return UNIT[self.reduction]
+
+    @property
+    def key(self) -> tuple[object, ...]:
+        """What the request's results depend on, to tell when they must be made again."""
+        return self.probe.text, self.pairs, self.proposed, self.reduction, self.corrected
+
+
+# ----- settings and follow-up pairs -----
+
+def probe_settings() -> tuple[Reduction, bool]:
+    """The sentence score (mean or sum) and the word correction, each on a line of its own."""
+    reduction = st.radio("Sentence score", list(REDUCTIONS), format_func=REDUCTIONS.__getitem__,
+                         key="probe_reduction", persist_state="session")
+    corrected = st.toggle("Beginning-of-word correction", value=True, key="probe_corrected",
                           persist_state="session", help=BOW_HELP)
-    with st.spinner(f"Scoring the sentence with {models.named()}..."), closing(ScoreCache()) as cache:
-        scored = {label: score_sentences(s, probe, cache, corrected=bool(corrected))
-                  for label, s in models.scorers.items()}
-    if unit == "tokens":
-        tokens = stacked({label: sentence_token_table(probe, *pair) for label, pair in scored.items()})
-        st.caption("Surprisal of each token in bits; red: the tokens of focus 2.")
-        chart(token_bars_figure(tokens, "sentence", highlight="focus2", facet="model",
-                                title=f"Per-token surprisal of {probe.text!r} ({models.named()})"),
-              "probe_sentence_tokens.html", key="probe_sentence_tokens_chart")
-        download_csv(tokens, "probe_sentence_tokens.csv", "Sentence tokens (CSV)")
-        return
-    words = stacked({label: word_table(probe, *pair, corrected=bool(corrected)) for label, pair in scored.items()})
-    st.caption(f"Surprisal of each word in bits with '{probe.connective}' (solid) and with 'or' (dotted); below, "
-               f"the difference ('{probe.connective}' minus 'or'; negative: the word is less surprising after the "
-               f"construction). Shaded: focus 2. The connective is one row, its words summed; {FIRST_WORD_NOTE}.")
-    chart(word_curves_figure(words, probe.connective, title=f"{probe.text!r}, word by word ({models.named()})"),
-          "probe_words.html", key="probe_words_chart")
-    st.dataframe(words, hide_index=True, column_config={
-        "surprisal_construction_bits": st.column_config.NumberColumn(f"with '{probe.connective}' (bits)",
-                                                                     format="%.2f"),
-        "surprisal_or_bits": st.column_config.NumberColumn("with 'or' (bits)", format="%.2f"),
-        "difference_bits": st.column_config.NumberColumn("difference (bits)", format="%+.2f")})
-    download_csv(words, "probe_words.csv", "Words (CSV)")
+    return Reduction(reduction or Reduction.MEAN), bool(corrected)
 
 
-def checkpoints_section(probe: Probe, pairs: Sequence[tuple[str, str]], reduction: Reduction,
-                        spec: ModelSpec) -> Checkpoint | None:
+def pair_key(sentence: str, what: str, row: int | None = None) -> str:
+    """The key of a follow-up pair widget of a typed sentence (kept when the construction switches)."""
+    return f"probe_{what}_{sentence}" if row is None else f"probe_{what}_{row}_{sentence}"
+
+
+def restore_pairs(sentence: str, query: Mapping[str, list[str]]) -> list[str]:
+    """Put a link's entailed/contradicted follow-ups into the pair inputs; a note when unpaired."""
+    entailed, contradicted = query.get("entailed", []), query.get("contradicted", [])
+    if len(entailed) != len(contradicted):
+        return [f"entailed/contradicted ({len(entailed)} and {len(contradicted)}: they come in pairs)"]
+    if entailed:
+        st.session_state[pair_key(sentence, "npairs")] = min(len(entailed), MAX_PAIRS)
+        for row, (e, c) in enumerate(list(zip(entailed, contradicted))[:MAX_PAIRS]):
+            st.session_state[pair_key(sentence, "ent", row)] = e
+            st.session_state[pair_key(sentence, "con", row)] = c
+    return []
+
+
+def _typed_pairs(sentence: str) -> list[tuple[str, str]]:
+    """The pairs typed in full for a sentence, from the widgets' state."""
+    rows = int(st.session_state.get(pair_key(sentence, "npairs"), 0) or 0)
+    pairs = [(str(st.session_state.get(pair_key(sentence, "ent", r), "")),
+              str(st.session_state.get(pair_key(sentence, "con", r), ""))) for r in range(rows)]
+    return [(e, c) for e, c in pairs if e.strip() and c.strip()]
+
+
+def pairs_query(sentence: str) -> dict[str, list[str]]:
+    """The typed follow-up pairs as the link's entailed/contradicted values."""
+    pairs = _typed_pairs(sentence)
+    return {"entailed": [e for e, _ in pairs], "contradicted": [c for _, c in pairs]} if pairs else {}
+
+
+def _use_proposal(sentence: str, proposal: Proposal) -> None:
+    """Put the proposed pair into the first empty row (a new one when all are full)."""
+    state = st.session_state
+    rows = int(state.get(pair_key(sentence, "npairs"), 1) or 1)
+    empty = [r for r in range(rows) if not str(state.get(pair_key(sentence, "ent", r), "")).strip()
+             and not str(state.get(pair_key(sentence, "con", r), "")).strip()]
+    row = empty[0] if empty else min(rows, MAX_PAIRS - 1)
+    state[pair_key(sentence, "npairs")] = max(rows, row + 1)
+    state[pair_key(sentence, "ent", row)] = proposal.entailed
+    state[pair_key(sentence, "con", row)] = proposal.contradicted
+
+
+def pair_inputs(sentence: str, probe: Probe,
+                proposal: Proposal) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """The follow-up pair inputs of a sentence outside the frame, with the pair pfcore proposes
+    (shown, and put into a row for editing only at a click); returns the complete pairs as
+    (typed, proposed): a row holding the proposal unedited counts as proposed."""
+    st.markdown("**Follow-up pairs**: in each row, a follow-up the construction entails and one it "
+                "contradicts. Each row is read twice: on the sentence as typed and with its foci swapped.")
+    if proposal.pair is not None:
+        with st.container(border=True):
+            st.markdown(f"**Proposed follow-ups** (a proposal from {proposal.source}; not scored until you put "
+                        f"it in a row):  \nentailed: *{proposal.entailed}*  \ncontradicted: *{proposal.contradicted}*")
+            st.button("Use the proposed pair", key=pair_key(sentence, "use"), on_click=_use_proposal,
+                      args=(sentence, proposal), help="puts it into a row below, where you can edit it")
+    else:
+        st.info(f"No follow-ups are proposed for this sentence: {proposal.reason}.")
+    st.session_state.setdefault(pair_key(sentence, "npairs"), 1)
+    rows = st.number_input("Pairs", min_value=1, max_value=MAX_PAIRS, key=pair_key(sentence, "npairs"),
+                           persist_state="session")
+    hint_entailed, hint_contradicted = pair_hints(probe, proposal)
+    for row in range(int(rows)):
+        c1, c2 = st.columns(2)
+        c1.text_input(f"Entailed {row + 1}", key=pair_key(sentence, "ent", row), persist_state="session",
+                      placeholder=hint_entailed)
+        c2.text_input(f"Contradicted {row + 1}", key=pair_key(sentence, "con", row), persist_state="session",
+                      placeholder=hint_contradicted)
+    pairs = _typed_pairs(sentence)
+    proposed = [p for p in pairs if p == proposal.pair]
+    return [p for p in pairs if p != proposal.pair], proposed
+
+
+def no_pair_hint(proposal: Proposal | None) -> str:
+    """What to do when a sentence outside the frame has no pair yet, with an example that follows it."""
+    example = (f"Use the proposed pair, or type one such as *{proposal.entailed}* / *{proposal.contradicted}*"
+               if proposal is not None and proposal.pair is not None else "No pair could be proposed, so type one")
+    return (f"Type a follow-up pair above for the verdict. {example}. Sentences in the paper's frame, such as "
+            f"*{FRAME_EXAMPLE}*, get the suite's four decisions without typing.")
+
+
+# ----- the sentence across checkpoints -----
+
+def checkpoints_section(request: ProbeRequest, spec: ModelSpec) -> Checkpoint | None:
     """The sentence over a model's training checkpoints; returns the checkpoint opened with the
-    slider (its full view then replaces the sidebar model below), or None."""
-    with st.expander("Across training checkpoints", expanded="probe_ckpt_table" in st.session_state):
+    slider (its full view then replaces the sidebar model below), or None. Off in public mode."""
+    if not deployment().allows_paths:
+        st.caption(f"{PUBLIC_NOTE}: checkpoint folders and revisions are off here; the Trajectories page "
+                   "shows the published checkpoint results.")
+        return None
+    state = st.session_state
+    with st.expander("Across training checkpoints", expanded="probe_ckpt_table" in state):
         st.markdown("For a model saved at several training steps: a local folder of `step<N>` or `checkpoint-<N>` "
                     "subfolders, or hub revisions of the sidebar model (such as Pythia's `step1000`).")
-        c1, c2 = st.columns(2)
-        folder = c1.text_input("Checkpoint folder", key="probe_ckpt_dir", persist_state="session")
-        revisions = c2.text_input("...or revisions of the sidebar model", key="probe_ckpt_revisions",
+        folder = st.text_input("Checkpoint folder", key="probe_ckpt_dir", persist_state="session")
+        revisions = st.text_input("...or revisions of the sidebar model", key="probe_ckpt_revisions",
                                   persist_state="session", placeholder="step1000,step8000,step143000 or pythia-log")
         try:
             points = checkpoints(spec, revisions.strip() or None, folder.strip() or None) \
@@ -87,49 +210,49 @@ def checkpoints_section(probe: Probe, pairs: Sequence[tuple[str, str]], reductio
         if not points:
             st.caption("Give a folder or revisions to score this sentence at each checkpoint.")
             return None
-        key = (probe.text, tuple(pairs), reduction, tuple(p.label for p in points))
-        if st.session_state.get("probe_ckpt_key") != key:
-            st.session_state.pop("probe_ckpt_table", None)
+        key = (request.key, tuple(p.label for p in points))
+        if state.get("probe_ckpt_key") != key:
+            state.pop("probe_ckpt_table", None)
         if st.button(f"Score {len(points)} checkpoints", key="probe_ckpt_go"):
-            st.session_state["probe_ckpt_table"], st.session_state["probe_ckpt_repeats"] = _score_checkpoints(
-                probe, pairs, reduction, points, spec, folder.strip() or None)
-            st.session_state["probe_ckpt_key"] = key
-        table = st.session_state.get("probe_ckpt_table")
+            _score_checkpoints(request, points, series_name(spec, folder.strip() or None))
+            state["probe_ckpt_key"] = key
+        table = state.get("probe_ckpt_table")
         if table is None:
             return None
-        for warning in st.session_state.get("probe_ckpt_repeats", []):
+        for warning in state.get("probe_ckpt_repeats", []):
             st.warning(warning)
-        return _show_checkpoints(table, [p for p in points if p.label in set(table["checkpoint"])], probe,
-                                 reduction)
+        return _show_checkpoints(table, [p for p in points if p.label in set(table["checkpoint"])], request)
 
 
-def _score_checkpoints(probe: Probe, pairs: Sequence[tuple[str, str]], reduction: Reduction,
-                       points: Sequence[Checkpoint], spec: ModelSpec,
-                       folder: str | None) -> tuple[pd.DataFrame, list[str]]:
-    """Score the checkpoints one at a time (each from the score cache when it was scored before);
-    the series of those with distinct weights, and a warning for each one left out."""
+def _score_checkpoints(request: ProbeRequest, points: Sequence[Checkpoint], series: str) -> None:
+    """Score the checkpoints with the CLI's loop (every setting passed, one model in memory at a
+    time, each from the score cache when it was scored before), into the session."""
     bar = st.progress(0.0, text="starting")
-    probes: list[CheckpointProbe] = []
+
+    def started(number: int, total: int, point: Checkpoint) -> None:
+        bar.progress((number - 1) / total, text=f"checkpoint {number} of {total}: {point.label}")
+
     with closing(ScoreCache()) as cache:
-        for number, point in enumerate(points, start=1):
-            bar.progress((number - 1) / len(points), text=f"checkpoint {number} of {len(points)}: {point.label}")
-            probes.append(probe_checkpoint(lazy_scorer(point.spec), point, probe, pairs, cache, reduction=reduction))
-    kept, repeats = distinct_weights(probes)
-    bar.progress(1.0, text=f"{len(points)} checkpoints scored" + (f", {len(kept)} with distinct weights" if repeats
-                                                                  else ""))
-    return checkpoint_series(kept, load_results(), series_name(spec, folder), str(probe.construction)), repeats
+        scored = probe_checkpoints(points, request.probe, request.pairs + request.proposed, series=series,
+                                   results=load_results(), cache=cache, reduction=request.reduction,
+                                   corrected=request.corrected, started=started)
+    bar.progress(1.0, text=f"{len(points)} checkpoints scored" + (
+        f", {len(scored.probes)} with distinct weights" if scored.repeats else ""))
+    st.session_state["probe_ckpt_table"] = without_signed_zeros(scored.table)
+    st.session_state["probe_ckpt_repeats"] = list(scored.repeats)
 
 
-def _show_checkpoints(table: pd.DataFrame, points: Sequence[Checkpoint], probe: Probe,
-                      reduction: Reduction) -> Checkpoint | None:
+def _show_checkpoints(table: pd.DataFrame, points: Sequence[Checkpoint], request: ProbeRequest) -> Checkpoint | None:
     """The checkpoint chart and table, and the slider that opens one checkpoint's full view."""
-    unit = reduction.unit
-    chart(checkpoint_figure(table, unit, title=f"{probe.text!r} over training"), "probe_checkpoints.html",
-          key="probe_checkpoints_chart")
-    st.dataframe(table, hide_index=True, column_config={
-        "effect": st.column_config.NumberColumn(f"mean effect ({unit})", format="%+.3f"),
+    effect = effect_column(request.reduction)
+    chart(checkpoint_figure(table, request.unit, effect=effect, title=f"{request.probe.text!r} over training"),
+          "probe_checkpoints.html", key="probe_checkpoints_chart")
+    st.dataframe(table, hide_index=True, placeholder=MISSING, column_config={
+        effect: st.column_config.NumberColumn(f"mean effect ({request.unit})", format=SIGNED),
+        "focus2_difference_bits": st.column_config.NumberColumn("focus 2, difference (bits)", format=SIGNED),
         "suite_accuracy": st.column_config.NumberColumn("suite accuracy at this step (results table)",
                                                         format="%.3f")})
+    st.caption(f"Words {'with' if request.corrected else 'without'} the beginning-of-word correction.")
     if table["suite_accuracy"].isna().all():
         st.caption("No trajectory of this model is in the results table, so no suite accuracy is shown; "
                    "`pfcore trajectory` puts one there.")
@@ -140,34 +263,118 @@ def _show_checkpoints(table: pd.DataFrame, points: Sequence[Checkpoint], probe: 
     return next(p for p in points if p.label == label)
 
 
-def verdicts_section(probe: Probe, pairs: Sequence[tuple[str, str]], reduction: Reduction,
-                     models: Models) -> dict[str, ProbeVerdict]:
-    """The balanced verdict of each model, one table of all decisions with the suite's accuracy."""
+# ----- the sentence word by word -----
+
+def words_section(probe: Probe, models: Models, *, corrected: bool) -> None:
+    """The sentence word by word (or token by token) with the construction against "or", scored
+    first and alone, so that it shows before the rest."""
+    st.subheader("The sentence word by word")
+    unit = st.segmented_control("Show", ["words", "tokens"], default="words", required=True, key="probe_unit",
+                                persist_state="session")
+    with st.spinner(f"Scoring the sentence with {models.named()}..."), closing(ScoreCache()) as cache:
+        shown = {label: probe_sections(s, probe, sections={Section.WORDS}, cache=cache, corrected=corrected)
+                 for label, s in models.scorers.items()}
+    if unit == "tokens":
+        tokens = stacked({label: sentence_token_table(probe, *s.sentences) for label, s in shown.items()
+                          if s.sentences is not None})
+        st.caption("Surprisal of each token in bits; red: the tokens of focus 2.")
+        chart(token_bars_figure(tokens, "sentence", highlight="focus2", facet="model",
+                                title=f"Per-token surprisal of {probe.text!r} ({models.named()})"),
+              "probe_sentence_tokens.html", key="probe_sentence_tokens_chart")
+        download_csv(tokens, "probe_sentence_tokens.csv", "Sentence tokens (CSV)")
+        return
+    words = without_signed_zeros(stacked({label: s.words for label, s in shown.items() if s.words is not None}))
+    st.caption(f"Surprisal of each word in bits with '{probe.connective}' (solid) and with 'or' (dotted); below, "
+               f"the difference ('{probe.connective}' minus 'or'; negative: the word is less surprising after the "
+               f"construction). Shaded: focus 2. The connective is one row, its words summed; {FIRST_WORD_NOTE} "
+               f"({MISSING} in the table). Words {'with' if corrected else 'without'} the beginning-of-word "
+               "correction.")
+    chart(word_curves_figure(words, probe.connective, title=f"{probe.text!r}, word by word ({models.named()})"),
+          "probe_words.html", key="probe_words_chart")
+    st.dataframe(words, hide_index=True, placeholder=MISSING, column_config={
+        "surprisal_construction_bits": st.column_config.NumberColumn(f"with '{probe.connective}' (bits)",
+                                                                     format="%.2f"),
+        "surprisal_or_bits": st.column_config.NumberColumn("with 'or' (bits)", format="%.2f"),
+        "difference_bits": st.column_config.NumberColumn("difference (bits)", format=SIGNED)})
+    download_csv(words, "probe_words.csv", "Words (CSV)")
+
+
+# ----- the decisions, from one scorer call per model -----
+
+def decision_choice(request: ProbeRequest) -> tuple[str, list[str], int]:
+    """The decision picker of this request, planned before scoring: its key (one per sentence
+    and pairs, so it never shows another sentence's decision), its labels and the index picked."""
+    plan = plan_decisions(request.probe, request.pairs, proposed=request.proposed)
+    labels = [f"{p.condition}: {p.entailed} / {p.contradicted}" for p in plan.planned]
+    key = "probe_decision_" + hashlib.sha256("\n".join([request.probe.text, *labels]).encode()).hexdigest()[:16]
+    picked = st.session_state.get(key)
+    return key, labels, labels.index(picked) if picked in labels else 0
+
+
+def scored_sections(request: ProbeRequest, models: Models, *, detail: int) -> dict[str, ProbeSections]:
+    """Every section below the words for each model, each model's in one scorer call (one
+    prefix tree: the decisions on both orders, the decision in detail, the manipulations)."""
+    wanted = {Section.DECISIONS, Section.DETAIL, Section.MANIPULATIONS}
     with st.spinner(f"Scoring the decisions with {models.named()}..."), closing(ScoreCache()) as cache:
-        verdicts = {label: probe_sentence(s, probe, pairs, cache, reduction) for label, s in models.scorers.items()}
+        return {label: probe_sections(s, request.probe, sections=wanted, pairs=request.pairs,
+                                      proposed=request.proposed, detail=detail, cache=cache,
+                                      reduction=request.reduction, corrected=request.corrected)
+                for label, s in models.scorers.items()}
+
+
+
+def _banner(label: str, verdict: ProbeVerdict) -> None:
+    """One model's verdict: green, yellow or blue for consistent, against or mixed; one decision,
+    which is no verdict, in a neutral box."""
+    show = BANNER.get(verdict.verdict)
+    if show is not None:
+        show(verdict_line(label, verdict))
+    else:
+        st.container(border=True).markdown(verdict_line(label, verdict))
+
+
+def verdicts_section(request: ProbeRequest, models: Models, shown: Mapping[str, ProbeSections]) -> None:
+    """Each model's verdict with its base rate beside it, then one table of all decisions: the key
+    columns first (the sentence, the decision, its effect, the base rate), the rest folded away."""
+    probe = request.probe
     st.subheader("Verdict")
     results = load_results()
-    tables = {}
-    for spec, (label, result) in zip(models.specs, verdicts.items()):
-        BANNER.get(result.verdict, st.info)(
-            f"**{label}: {result.reading()}**" if result.verdict == SINGLE else
-            f"**{label}: {result.verdict}**: with '{probe.connective}' the model moves toward the entailed "
-            f"follow-up more than with 'or' in {result.n_correct} of {len(result.decisions)} decisions.")
-        tables[label] = with_base_rates(result.table(), base_rates(results, spec.name, str(probe.construction)))
-    first = next(iter(verdicts.values()))
+    tables, first = {}, None
+    for spec, (label, sections) in zip(models.specs, shown.items()):
+        verdict = sections.verdict
+        if verdict is None:
+            continue
+        first = first or verdict
+        rates = base_rates(results, spec.name, str(probe.construction))
+        _banner(label, verdict)
+        st.markdown(f"**Base rate** ({label}): {describe_base_rates(rates, str(probe.construction))}.")
+        tables[label] = with_base_rates(verdict.table(), rates)
+    if first is None:
+        return
+    if first.swapped:
+        st.markdown(f"**As typed**: {probe.text}  \n**Swapped** (foci exchanged): {first.swapped}")
+    elif first.swap_note:
+        st.info(first.swap_note[:1].upper() + first.swap_note[1:] + ": only the sentence as typed is read.")
     st.caption(anecdote_note(first) if first.anecdote else CAVEAT)
-    decisions = stacked(tables)
-    st.dataframe(decisions, hide_index=True, column_config={
-        unit_key("shift_construction", first.unit): st.column_config.NumberColumn(
-            f"shift with '{probe.connective}' ({first.unit})", format="%+.3f"),
-        unit_key("shift_control", first.unit): st.column_config.NumberColumn(f"shift with 'or' ({first.unit})",
-                                                                             format="%+.3f"),
-        unit_key("effect", first.unit): st.column_config.NumberColumn(f"effect ({first.unit})", format="%+.3f"),
-        "suite_accuracy": st.column_config.NumberColumn("suite accuracy (this model, this condition)",
-                                                        format="%.3f")})
+    decisions = without_signed_zeros(stacked(tables))
+    effect = unit_key("effect", first.unit)
+    st.dataframe(key_decisions(decisions, effect), hide_index=True, placeholder=MISSING, column_config={
+        "context": st.column_config.TextColumn("sentence", width="medium"),
+        "correct": st.column_config.CheckboxColumn("correct"),
+        effect: st.column_config.NumberColumn(f"effect ({first.unit})", format=SIGNED),
+        "base_rate": st.column_config.TextColumn("base rate: suite accuracy (n, 95% interval)", width="medium")})
+    with st.expander("Every column of the decisions (as in the CSV)"):
+        st.dataframe(decisions, hide_index=True, placeholder=MISSING, column_config={
+            unit_key("shift_construction", first.unit): st.column_config.NumberColumn(
+                f"shift with '{probe.connective}' ({first.unit})", format=SIGNED),
+            unit_key("shift_control", first.unit): st.column_config.NumberColumn(
+                f"shift with 'or' ({first.unit})", format=SIGNED),
+            effect: st.column_config.NumberColumn(f"effect ({first.unit})", format=SIGNED),
+            "suite_accuracy": st.column_config.NumberColumn("suite accuracy", format="%.3f")})
     methods = "; ".join(f"{label}: {s.method.label}" for label, s in models.scorers.items())
     st.caption(f"Scored by {methods}. A shift is log P(entailed) − log P(contradicted), {first.unit}; "
-               "effect = shift with the construction − shift with 'or'.")
+               "effect = shift with the construction − shift with 'or'. Origin: the suite's block, a pair you "
+               "typed, or the proposed pair.")
     if "suite_accuracy" not in decisions.columns and probe.fits_frame:
         st.markdown("No suite run of these models yet: [run the semantic suite](/Run) on one to read these "
                     "decisions against its accuracy for each condition.")
@@ -175,40 +382,40 @@ def verdicts_section(probe: Probe, pairs: Sequence[tuple[str, str]], reduction: 
     with d1:
         download_csv(decisions, "probe_decisions.csv", "Decisions (CSV)")
     with d2:
-        objects = [v.as_json(label) for label, v in verdicts.items()]
-        download_json(objects[0] if len(objects) == 1 else {"results": objects}, "probe.json", "Verdict (JSON)")
-    return verdicts
+        objects = [s.verdict.as_json(label) for label, s in shown.items() if s.verdict is not None]
+        download_json(envelope(objects), "probe.json", "Verdict (JSON)")
 
 
-def detail_section(probe: Probe, verdicts: Mapping[str, ProbeVerdict], reduction: Reduction, models: Models) -> None:
-    """One decision's follow-ups token by token, one column per model."""
+def detail_section(shown: Mapping[str, ProbeSections], models: Models, *, key: str, labels: Sequence[str]) -> None:
+    """One decision's follow-ups token by token, one column per model (the decision picked, scored
+    with the rest)."""
     st.subheader("One decision, token by token")
-    decisions = next(iter(verdicts.values())).decisions
-    labels = [f"{d.condition}: {d.entailed} / {d.contradicted}" for d in decisions]
-    picked = decisions[st.selectbox("Decision", range(len(labels)), format_func=labels.__getitem__,
-                                    key="probe_decision")]
-    context = probe if picked.context == probe.text else analyze_sentence(picked.context)
-    with closing(ScoreCache()) as cache:
-        details = {label: score_probe(s, context, picked.entailed, picked.contradicted, cache, reduction)
-                   for label, s in models.scorers.items()}
+    picked = st.selectbox("Decision", labels, key=key)
+    details = {label: s.detail for label, s in shown.items() if s.detail is not None}
+    if not details:
+        return
+    context = next(iter(details.values())).probe.text
+    condition = str(picked).split(":", 1)[0]
     st.caption("Surprisal of each token in bits (one y-axis for all panels); red: the tokens whose surprisal "
                "the construction changes most against the control.")
     follow = stacked({label: followup_tokens(d) for label, d in details.items()})
     chart(token_bars_figure(follow, "panel", highlight="moved", facet="model",
-                            title=f"{picked.condition}: the follow-ups after {picked.context!r} ({models.named()})"),
+                            title=f"{condition}: the follow-ups after {context!r} ({models.named()})"),
           "probe_followups.html", key="probe_followups_chart")
     st.markdown("**Tokens the construction moves most** (change in bits, construction minus control; negative: "
                 "less surprising with the construction)")
-    st.dataframe(stacked({label: d.moved_most for label, d in details.items()}), hide_index=True)
+    st.dataframe(without_signed_zeros(stacked({label: d.moved_most for label, d in details.items()})),
+                 hide_index=True, placeholder=MISSING, column_config={
+                     "change_bits": st.column_config.NumberColumn("change (bits)", format=SIGNED)})
     with st.expander("The sentence and its control, scored alone"):
         chart(token_bars_figure(stacked({label: sentence_tokens(d) for label, d in details.items()}), "panel",
-                                facet="model", title=f"Per-token surprisal ({models.named()})"),
+                                facet="model", title=f"Per-token surprisal of {context!r} ({models.named()})"),
               "probe_sentences.html", key="probe_sentences_chart")
     tokens = stacked({label: d.tokens.drop(columns="logprob") for label, d in details.items()})
     download_csv(tokens, "probe_tokens.csv", "Per-token surprisals (CSV)")
 
 
-def manipulations_section(probe: Probe, models: Models) -> None:
+def manipulations_section(probe: Probe, models: Models, shown: Mapping[str, ProbeSections]) -> None:
     """The syntactic manipulations' surprisal rises, construction against "and", one panel per model."""
     st.subheader("Syntactic manipulations")
     if not probe.fits_frame:
@@ -217,11 +424,11 @@ def manipulations_section(probe: Probe, models: Models) -> None:
     st.markdown("Paired-Focus constructions resist these changes more than *and* does (paper Table 3): a model "
                 "that knows their form finds the manipulated sentence more surprising with the construction than "
                 "with *and*. VP Conjunction and VP Gap Conjunction are controls. Each row is one comparison.")
-    with st.spinner("Scoring the manipulations..."), closing(ScoreCache()) as cache:
-        rises = stacked({label: rises_in_bits(score_manipulations(s, probe, cache))
-                         for label, s in models.scorers.items()})
-    figure = rises_figure(rises, probe.connective, "and")
-    figure.update_layout(title=f"Manipulations of {probe.text!r} ({models.named()})")
-    chart(figure, "probe_manipulations.html", key="probe_rises_chart")
-    st.dataframe(rises, hide_index=True)
+    rises = without_signed_zeros(stacked({label: rises_in_bits(s.manipulations) for label, s in shown.items()
+                                          if s.manipulations is not None}))
+    chart(rises_figure(rises, probe.connective, "and", title=f"Manipulations of {probe.text!r} ({models.named()})"),
+          "probe_manipulations.html", key="probe_rises_chart")
+    st.dataframe(rises, hide_index=True, placeholder=MISSING, column_config={
+        c: st.column_config.NumberColumn(f"rise with '{w}' (bits per token)", format=SIGNED)
+        for c, w in (("rise_construction_bits", probe.connective), ("rise_and_bits", "and"))})
     download_csv(rises, "probe_manipulations.csv", "Manipulations (CSV)")

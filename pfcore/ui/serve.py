@@ -1,28 +1,64 @@
-"""`python -m pfcore.ui.serve [streamlit options]`: serve the explorer (what `make app` runs).
+"""`python -m pfcore.ui.serve [--public] [streamlit options]`: serve the explorer (what `make app` runs;
+`--public`, what `make app-public` runs, sets PFCORE_PUBLIC=1: public mode for a class server).
 
-The server starts loading the default model in a background thread at once, so that the import of
-torch and transformers and the load overlap the browser connecting; the page's own loader then
-finds the model loaded (or waits for the load in progress) instead of starting it."""
+The server starts a warm-up thread at once: it loads the default model and builds the scorer
+every session shares, so that the import of torch and transformers, the load and the scorer's
+one-time work are done before a student asks for a score. It lets the server start first (one
+process runs one thread of Python at a time, so the two would slow each other down): it begins
+when streamlit's runtime has started, while the browser is still setting up the page, or after
+WARM_UP_AFTER_S at the latest. Meanwhile it counts as a load under way, so the Home page does not
+wait for the model (its sidebar says it is loading); a page that scores waits for the load."""
 from __future__ import annotations
 
+import os
 import sys
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from pfcore.models import ModelSpec, load_model
-from pfcore.paths import REPO_ROOT
+from pfcore.errors import InputError
+from pfcore.models import ModelSpec
+from pfcore.models.loading import promised
+from pfcore.paths import MIB, REPO_ROOT
+from pfcore.scoring.factory import shared_scorer
+from pfcore.scoring.methods import text_method
+from pfcore.scoring.requests import Request
+from pfcore.suites.deployment import PUBLIC_VAR, deployment
 
 APP = REPO_ROOT / "app.py"
+WARM_UP_TEXT = "The explorer is getting ready."  # scored once, outside the score cache
+WARM_UP_AFTER_S = 5.0  # the longest the warm-up waits for the server to start
+POLL_S = 0.05
 
 
-def warm_up() -> None:
-    """Load the default model into the process's model cache; a failure is left for the page,
-    which reports it in the sidebar."""
-    try:
-        load_model(ModelSpec())
-    except Exception:  # noqa: BLE001 - the page shows the same failure with its message
-        return
+def warm_up(spec: ModelSpec | None = None, *, after: Callable[[], bool] | None = None,
+            at_most_s: float = WARM_UP_AFTER_S) -> None:
+    """Load a model (the deployment's first), build the scorer the sessions share (its checks and word-start
+    tokens) and run one text through it and its word variant; with `after`, first wait until it
+    says yes (at most `at_most_s`), the load counting as under way meanwhile. A failure is left
+    for the page, which reports it in the sidebar."""
+    spec = spec or ModelSpec()
+    with promised(spec):
+        deadline = time.monotonic() + at_most_s
+        while after is not None and not after() and time.monotonic() < deadline:
+            time.sleep(POLL_S)
+        try:
+            scorer = shared_scorer(spec, text_method(spec.kind))
+            (scorer.bow_scorer() or scorer).score([Request("", WARM_UP_TEXT)])
+        except Exception:  # noqa: BLE001 - the page shows the same failure with its message
+            return
+
+
+def server_started() -> bool:
+    """Whether streamlit's runtime has started: its server answers. Read from the loaded module,
+    never imported here: importing streamlit from this thread while the server imports it would
+    hand one of them a half-made module."""
+    runtime = sys.modules.get("streamlit.runtime.runtime")
+    kind, states = getattr(runtime, "Runtime", None), getattr(runtime, "RuntimeState", None)
+    if kind is None or states is None or not kind.exists():
+        return False
+    return bool(kind.instance().state is not states.INITIAL)
 
 
 def use_app_navigation() -> None:
@@ -35,12 +71,25 @@ def use_app_navigation() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Start the warm-up, then streamlit on app.py with the given streamlit options."""
-    threading.Thread(target=warm_up, name="pfcore-warm-up", daemon=True).start()
+    """Check the deployment settings (exit 2 with the reason when one is bad; `--public` turns
+    public mode on), start the warm-up, then streamlit on app.py with the other options."""
+    options = list(sys.argv[1:] if argv is None else argv)
+    if "--public" in options:
+        options = [o for o in options if o != "--public"]
+        os.environ[PUBLIC_VAR] = "1"
+    try:
+        policy = deployment()
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if policy.public and not any(o.startswith("--server.maxUploadSize") for o in options):
+        options.append(f"--server.maxUploadSize={max(1, policy.upload_cap // MIB)}")  # streamlit refuses more
+    threading.Thread(target=warm_up, args=(policy.first_model(),), kwargs={"after": server_started},
+                     name="pfcore-warm-up", daemon=True).start()
     use_app_navigation()
     from streamlit.web import cli as streamlit_cli
 
-    sys.argv = ["streamlit", "run", str(Path(APP)), *(sys.argv[1:] if argv is None else argv)]
+    sys.argv = ["streamlit", "run", str(Path(APP)), *options]
     return int(streamlit_cli.main() or 0)
 
 

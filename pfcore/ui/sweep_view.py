@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from pfcore.suites.deployment import PUBLIC_NOTE, deployment
 from pfcore.sweep.driver import run_sweep
 from pfcore.sweep.jobs import FAILED, plan_jobs
 from pfcore.sweep.plan import load_plan, save_uploaded_plan
@@ -23,6 +24,9 @@ after **Stop** resumes. For a cluster, use `python -m pfcore sweep PLAN.yaml --a
 def render_sweep_section() -> None:
     """The Sweep section: choose a plan, see its jobs, Start / Stop, progress and the summary."""
     with shown_errors():
+        if not deployment().allows_paths:
+            st.caption(f"{PUBLIC_NOTE}: sweep plans are off here; run them on your own machine (docs/sweeps.md).")
+            return
         st.subheader("Sweep (Ray)")
         st.markdown(EXPLAIN)
         path = st.text_input("Plan file (YAML)", key="sweep_plan_path", placeholder="docs/plans/example.yaml")
