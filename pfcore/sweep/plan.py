@@ -14,7 +14,7 @@ from typing import Any
 from pfcore.errors import InputError
 from pfcore.items.safe_yaml import compose
 from pfcore.items.schema import CONSTRUCTIONS
-from pfcore.items.yaml_check import Where, YamlChecker, kind_of
+from pfcore.items.yaml_check import Where, YamlChecker, type_name
 from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
 from pfcore.names import ModelKind, SuiteName
 from pfcore.paths import READ_CAPS, ReadKind, cache_subdir, read_bounded, too_large, write_atomic
@@ -86,7 +86,7 @@ class _PlanChecker(YamlChecker):
         if value is None:
             return None
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            found = "a smaller one" if isinstance(value, int) and not isinstance(value, bool) else kind_of(value)
+            found = "a smaller one" if isinstance(value, int) and not isinstance(value, bool) else type_name(value)
             self.fail(where, f"expected a whole number of at least {minimum}, found {found}")
             return None
         return value
@@ -97,7 +97,7 @@ class _PlanChecker(YamlChecker):
             return None
         if isinstance(value, bool) or not isinstance(value, int | float) or value < 0 or (positive and value == 0):
             number = isinstance(value, int | float) and not isinstance(value, bool)
-            found = "a smaller one" if number else kind_of(value)
+            found = "a smaller one" if number else type_name(value)
             self.fail(where, f"expected a number {'above' if positive else 'of at least'} 0, found {found}")
             return None
         return float(value)
@@ -106,7 +106,7 @@ class _PlanChecker(YamlChecker):
         """true or false (false when absent)."""
         if value is None or isinstance(value, bool):
             return bool(value)
-        self.fail(where, f"expected true or false, found {kind_of(value)}")
+        self.fail(where, f"expected true or false, found {type_name(value)}")
         return False
 
     def choice(self, value: Any, where: Where, options: Sequence[str], default: str) -> str:
@@ -169,7 +169,7 @@ def _plan_name(checker: _PlanChecker, value: Any, path: Path) -> str:
     if value is None:
         return re.sub(r"[^A-Za-z0-9._-]+", "-", path.stem).strip("-.") or "sweep"
     if not isinstance(value, str) or not NAME.match(value):
-        checker.fail(("name",), f"expected a name of letters, digits, '.', '_' or '-', found {kind_of(value)}"
+        checker.fail(("name",), f"expected a name of letters, digits, '.', '_' or '-', found {type_name(value)}"
                      + (" with other characters" if isinstance(value, str) else ""))
         return "sweep"
     return value
