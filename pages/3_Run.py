@@ -6,10 +6,11 @@ from pathlib import Path
 import streamlit as st
 
 from pfcore.items.schema import CONSTRUCTIONS
+from pfcore.names import ModelKind, SuiteName
 from pfcore.plots.accuracy import accuracy_bars_figure
 from pfcore.store.runs import find_run, list_runs, load_run
 from pfcore.suites.deployment import deployment, private_runs
-from pfcore.suites.registry import PAIRED_FOCUS, get_suite, suites_for
+from pfcore.suites.registry import get_suite, suites_for
 from pfcore.suites.report import filter_names, headline_filters, run_label, shown_summary, summary_json
 from pfcore.suites.run_control import NoticeLevel, Press, RunControl
 from pfcore.suites.runner import PlanState, estimate_plan, plan_configs
@@ -42,9 +43,10 @@ link_notes = apply([RUN_PARAM], opened) if opened is not None else []
 state.setdefault("run_queue", [])
 state.setdefault("run_finished", [])
 with shown_errors():
-    kind = choice.spec.kind if choice else "causal"
+    kind = choice.spec.kind if choice else ModelKind.CAUSAL
     c1, c2, c3 = st.columns([2, 3, 1])
-    suites = c1.multiselect("Suites", [s for s in suites_for(kind) if s in PAIRED_FOCUS], default=["semantic"],
+    suites = c1.multiselect("Suites", [s for s in suites_for(kind) if get_suite(s).paired_focus],
+                            default=[SuiteName.SEMANTIC],
                             format_func=lambda s: get_suite(s).label, key="run_suites")
     constructions = c2.multiselect("Constructions", list(CONSTRUCTIONS), default=list(CONSTRUCTIONS),
                                    format_func=CONSTRUCTIONS.__getitem__, key="run_constructions")

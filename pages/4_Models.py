@@ -57,7 +57,7 @@ with shown_errors():
     results = load_results()
     include = st.toggle("Include your runs", value=True, key="models_include_runs",
                         help="own runs' final semantic accuracy on the aligned items, as in Table 6")
-    fig_data = figure_data(results, include)
+    fig_data = figure_data(results, include_runs=include)
     if fig_data.left_out:
         st.warning(f"Not placed for lack of a parameter and token count: {', '.join(fig_data.left_out)}. "
                    "Give them below.")

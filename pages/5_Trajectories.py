@@ -142,7 +142,7 @@ if shown:
                              key=widget_key("fd_x", model, source))
             ys = c2.multiselect("Series", available, default=defaults(FD_YS, available, besides=x),
                                 format_func=series_label, key=widget_key("fd_ys", model, source))
-            panels = fd_panels(rows, model, x, ys, zscale, drop)
+            panels = fd_panels(rows, model, x, ys, zscale=zscale, drop_duplicates=drop)
             for problem in panels.problems:
                 st.warning(problem)
             if panels.results:

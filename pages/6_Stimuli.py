@@ -41,8 +41,8 @@ with shown_errors():
     if choice is None:
         st.info("Load a model in the sidebar to score these stimuli.")
         st.stop()
-    result = analyse_stimuli(stimuli, scorer(choice.spec), choice.spec, corrected,
-                             progress_callback(f"Scoring with {choice.spec.label}"))
+    result = analyse_stimuli(stimuli, scorer(choice.spec), choice.spec, corrected=corrected,
+                             progress=progress_callback(f"Scoring with {choice.spec.label}"))
     name = slug(stimuli.suite.name if stimuli.suite else stimuli.label.rsplit("/", 1)[-1])
     st.caption(f"{len(stimuli.texts):,} sentences scored by {choice.spec.label}.")
     if result.by_condition is not None and result.regions is not None:

@@ -34,7 +34,7 @@ opened = opened_query("lesson")
 notes = (apply_models_link(opened) + open_link(opened)) if opened is not None else []
 presenter = presenter_on()
 choice = start_page("Lesson", "" if presenter else INTRO)
-presenter_mode(presenter)
+presenter_mode(on=presenter)
 with shown_errors():
     screen = navigation()
     if screen == GLOSSARY_STEP:

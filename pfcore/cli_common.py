@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from pfcore.errors import InputError
 from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
+from pfcore.names import ModelKind
 from pfcore.output import envelope
 from pfcore.progress import Progress, ProgressMeter, ProgressView, text_bar, throttled
 
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 MAX_MODELS = 4  # models one command compares side by side
 
 
-def add_model_args(parser: argparse.ArgumentParser, kind: bool = True, several: bool = False) -> None:
+def add_model_args(parser: argparse.ArgumentParser, *, with_kind: bool = True, several: bool = False) -> None:
     """--model (repeatable when `several`), --revision, --dtype, --device, --kind, --trust-remote-code."""
     if several:
         parser.add_argument("--model", action="append", default=None,
@@ -36,8 +37,9 @@ def add_model_args(parser: argparse.ArgumentParser, kind: bool = True, several: 
     parser.add_argument("--revision", default=None, help="hub revision, e.g. step1000")
     parser.add_argument("--dtype", default="float32", choices=DTYPES)
     parser.add_argument("--device", default="cpu")
-    if kind:
-        parser.add_argument("--kind", default="causal", choices=("causal", "masked"))
+    if with_kind:
+        parser.add_argument("--kind", default=ModelKind.CAUSAL.value, choices=tuple(ModelKind),
+                            help="causal: next-word models (GPT-style); masked: BERT-style models")
     parser.add_argument("--trust-remote-code", action="store_true",
                         help="allow a hub model to run its own code (off by default)")
 
@@ -74,7 +76,7 @@ def specs_from_args(args: argparse.Namespace) -> list[ModelSpec]:
     if len(names) > MAX_MODELS:
         raise InputError(f"give at most {MAX_MODELS} models to compare ({len(names)} given)")
     return [ModelSpec(name=name, revision=args.revision, dtype=args.dtype, device=args.device,
-                      kind=getattr(args, "kind", "causal"), trust_remote_code=args.trust_remote_code)
+                      kind=getattr(args, "kind", ModelKind.CAUSAL), trust_remote_code=args.trust_remote_code)
             for name in names]
 
 

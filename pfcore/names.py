@@ -3,7 +3,21 @@ sentence-score reductions. They are StrEnums, so a member equals its value ("cau
 writes as that text in manifests, tables and cache keys; code compares members, never literals."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
+from typing import TypeVar
+
+from pfcore.errors import InputError
+
+E = TypeVar("E", bound=StrEnum)
+
+
+def named(names: type[E], text: str, what: str) -> E:
+    """The member of `names` a text spells ("masked" -> ModelKind.MASKED); InputError listing them otherwise."""
+    try:
+        return names(text)
+    except ValueError:
+        raise InputError(f"unknown {what} {text!r}; choose one of {', '.join(names)}") from None
 
 
 class ModelKind(StrEnum):
@@ -31,6 +45,11 @@ class Reduction(StrEnum):
     MEAN = "mean"
     SUM = "sum"
 
+    @property
+    def unit(self) -> str:
+        """The unit of a surprisal reduced this way: bits per token (mean) or bits (sum)."""
+        return "bits per token" if self is Reduction.MEAN else "bits"
+
 
 class Construction(StrEnum):
     """The four Paired-Focus constructions, by the name pfcore uses; `words` is how a sentence
@@ -51,9 +70,36 @@ class Construction(StrEnum):
         """The name in the paper's published semantic summaries ("letalone")."""
         return self.value.replace("_", "")
 
+    @property
+    def heading(self) -> str:
+        """The name a figure's title gives it ("Let alone"); `title` would shadow str.title."""
+        return self.words.capitalize()
+
     @classmethod
     def parse(cls, text: str) -> Construction | None:
         """The construction any of its three spellings names ("let_alone", "let alone",
         "letalone", any case), or None."""
         key = "".join(text.lower().split()).replace("_", "")
         return next((c for c in cls if c.published == key), None)
+
+
+def construction_words(label: str) -> str:
+    """A construction column's label as a sentence writes it ("letalone" -> "let alone"); see `_respelled`."""
+    return _respelled(label, lambda c: c.words)
+
+
+def published_name(label: str) -> str:
+    """A construction column's label as the published summaries spell it ("let_alone" -> "letalone")."""
+    return _respelled(label, lambda c: c.published)
+
+
+def construction_title(label: str) -> str:
+    """A construction column's label as a figure titles it ("letalone" -> "Let alone")."""
+    return _respelled(label, lambda c: c.heading)
+
+
+def _respelled(label: str, spelling: Callable[[Construction], str]) -> str:
+    """A construction named in any of its spellings, in one spelling; any other label of a construction
+    column (an average, a benchmark, the control "and") as it is."""
+    found = Construction.parse(label)
+    return spelling(found) if found else label

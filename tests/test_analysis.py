@@ -156,7 +156,7 @@ def test_pythia_syntax_peaks_long_before_semantics(pythia: pd.DataFrame) -> None
 def test_pythia_first_difference_correlations(pythia: pd.DataFrame) -> None:
     """Section 5.4 from the published numbers: EWoK physical relations .48, the others small."""
     def rho(x: str, y: str, zscale: bool) -> float:
-        return fdcorr.fd_correlation(pythia, PYTHIA, x, y, zscale).spearman
+        return fdcorr.fd_correlation(pythia, PYTHIA, x, y, zscale=zscale).spearman
 
     # the authors' procedure (z-scaled, step1 kept as 0, 19 checkpoints) with exact ties ...
     paper = fdcorr.fd_correlation(pythia, PYTHIA, "pf_avg:aligned",

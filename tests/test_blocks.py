@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from pfcore.suites.blocks import KINDS, LAYOUTS, correct_per_model
+from pfcore.suites.blocks import BROWSED, LAYOUTS, correct_per_model
 
 
 def test_every_item_suite_has_a_layout_that_names_its_token_column() -> None:
-    assert set(LAYOUTS) == set(KINDS)
-    assert {kind: (layout.token_key, layout.condition) for kind, layout in LAYOUTS.items()} == {
+    assert set(LAYOUTS) == set(BROWSED)
+    assert {suite: (layout.token_key, layout.condition) for suite, layout in LAYOUTS.items()} == {
         "semantic": ("row", "Condition"), "syntax": ("sentence", "Manipulation")}
     for layout in LAYOUTS.values():
         assert layout.chart_title.format(group="g", picked="p").startswith("g")

@@ -61,6 +61,18 @@ def test_default_model_sum_matches_minicons(default_model_cache: Path) -> None:
     assert out["sum_logprob"] == pytest.approx(expected, abs=1e-4)
 
 
+def test_kind_masked_scores_pll_like_minicons(tiny_bert: Path, cache_dir: Path, capsys) -> None:
+    assert main(["score", "--sentence", CONT, "--model", str(tiny_bert), "--kind", "masked", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    loaded = load_model(ModelSpec(str(tiny_bert), kind="masked"))
+    ref = mscorer.MaskedLMScorer(loaded.model, tokenizer=loaded.tokenizer, device="cpu")
+    expected = ref.sequence_score([CONT], reduction=lambda x: x.sum(0).item(), PLL_metric="original")[0]
+    assert out["sum_logprob"] == pytest.approx(expected, abs=1e-4)
+    assert out["first_token_policy"] == "every token scored (PLL)"
+    assert main(["score", "--sentence", CONT, "--model", str(tiny_bert), "--kind", "masked", "--bos"]) == 2
+    assert "--bos goes with causal models" in capsys.readouterr().err
+
+
 def test_one_model_is_its_object_and_several_are_results(capsys: pytest.CaptureFixture[str]) -> None:
     one, two = {"model": "a", "value": 1.5}, {"model": "b", "value": -0.5}
     assert envelope([one]) is one

@@ -37,15 +37,15 @@ def run_items(*argv: str) -> int:
     return args.func(args)
 
 
-@pytest.mark.parametrize("kind", sorted(GENERATORS))
+@pytest.mark.parametrize("suite", sorted(GENERATORS))
 @pytest.mark.parametrize("name", ["items.csv", "items.jsonl", "items.jsonl.gz", "items.csv.gz"])
-def test_csv_and_jsonl_round_trips_are_exact(tmp_path: Path, lexicon: Lexicon, kind: str,
+def test_csv_and_jsonl_round_trips_are_exact(tmp_path: Path, lexicon: Lexicon, suite: str,
                                              name: str) -> None:
-    items = GENERATORS[kind](lexicon, "not_to_mention", paper_compatible=True)[:1500]
+    items = GENERATORS[suite](lexicon, "not_to_mention", paper_compatible=True)[:1500]
     write_items(items, tmp_path / name, meta={"lexicon_version": lexicon.version})
     parsed = read_item_file(tmp_path / name, lexicon)
     assert parsed.items == items
-    assert (parsed.kind, parsed.meta["lexicon_version"]) == (kind, lexicon.version)
+    assert (parsed.suite, parsed.meta["lexicon_version"]) == (suite, lexicon.version)
 
 
 def test_published_tsv_round_trips_byte_for_byte(shared_data: Path, tmp_path: Path,

@@ -230,7 +230,7 @@ def test_unhashable_kind_in_the_metadata_is_a_problem(tmp_path: Path, lexicon: L
     lines[0] = lines[0].replace('"kind": "semantic"', '"kind": []')
     rewrite(path, lines)
     parsed, problems = formats.parse_item_file(path, lexicon)
-    assert parsed.kind == "semantic" and problems == []
+    assert parsed.suite == "semantic" and problems == []
 
 
 def test_gzip_bomb_stops_at_the_cap(tmp_path: Path, lexicon: Lexicon,

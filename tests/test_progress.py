@@ -183,8 +183,8 @@ def test_a_resumed_runs_manifest_gives_the_whole_time(tiny_gpt2: Path, cache_dir
     config = RunConfig(suite="semantic", constructions=("let_alone",), limit_blocks=2, chunk=4)
     slow = []
 
-    def interrupted(spec: ModelSpec, method: Any, bos: bool) -> Slow:
-        slow.append(Slow(scorer_for(spec, method, bos), delay=0.4, stop_after=8))
+    def interrupted(spec: ModelSpec, method: Any, *, bos: bool) -> Slow:
+        slow.append(Slow(scorer_for(spec, method, bos=bos), delay=0.4, stop_after=8))
         return slow[-1]
 
     with pytest.raises(KeyboardInterrupt):

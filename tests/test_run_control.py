@@ -142,7 +142,7 @@ def test_a_stop_between_chunks_leaves_the_run_queued(tiny_gpt2: Path, cache_dir:
 
 
 def test_a_failed_run_cannot_be_resumed(tiny_gpt2: Path, cache_dir: Path) -> None:
-    def broken(*_args: object) -> object:
+    def broken(*_args: object, **_options: object) -> object:
         raise RuntimeError("the scorer broke")
 
     ctl = control()

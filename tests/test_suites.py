@@ -217,12 +217,24 @@ def test_cached_rerun_loads_neither_model_nor_torch(tiny_gpt2: Path, cache_dir: 
 def test_lazy_scorer_keys_equal_the_loaded_scorers(tiny_gpt2: Path, bos: bool) -> None:
     spec, config = ModelSpec(str(tiny_gpt2)), RunConfig(bos=bos)
     lazy = LazyScorer(spec, ScoringMethod.CAUSAL, config.bos)
-    assert lazy.cache_identity() == make_scorer(load_model(spec), ScoringMethod.CAUSAL, config.bos).cache_identity()
+    assert lazy.cache_identity() == make_scorer(load_model(spec), ScoringMethod.CAUSAL, bos=config.bos).cache_identity()
     assert "scorer" not in lazy.__dict__  # the identity did not load the model
 
 
 def test_lazy_pll_scorer_keys_equal_the_loaded_scorers(tiny_bert: Path) -> None:
     spec, config = ModelSpec(str(tiny_bert), kind="masked"), RunConfig()
     for scoring in (ScoringMethod.PLL_ORIGINAL, ScoringMethod.PLL_L2R):
-        loaded = make_scorer(load_model(spec), scoring, config.bos)
+        loaded = make_scorer(load_model(spec), scoring, bos=config.bos)
         assert LazyScorer(spec, scoring, config.bos).cache_identity() == loaded.cache_identity()
+
+
+@pytest.mark.parametrize("suite", ["blimp", "comps", "ewok"])
+def test_benchmark_refuses_a_scoring_it_cannot_use(suite: str) -> None:
+    bench, masked, causal = get_suite(suite), ModelSpec("bert-base-uncased", kind="masked"), ModelSpec("gpt2")
+    with pytest.raises(InputError, match="cannot use scoring 'masked-token'"):
+        bench.method(masked, "masked-token")
+    with pytest.raises(InputError, match="does not fit"):
+        bench.method(causal, "pll-l2r")
+    assert (bench.method(masked, None), bench.method(masked, "pll-l2r")) == (ScoringMethod.PLL_ORIGINAL,
+                                                                             ScoringMethod.PLL_L2R)
+    assert bench.method(causal, None) == bench.method(causal, "causal") == ScoringMethod.CAUSAL

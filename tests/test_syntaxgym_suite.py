@@ -13,9 +13,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pfcore.cli import main
+from pfcore.cli import build_parser, main
 from pfcore.errors import InputError
 from pfcore.models import ModelSpec, load_model
+from pfcore.names import SuiteName
 from pfcore.scoring import factory
 from pfcore.scoring.align import word_spans
 from pfcore.scoring.causal import CausalScorer
@@ -23,6 +24,7 @@ from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import LN2, Request, TokenScores
 from pfcore.scoring.words import pack_bow, score_texts
 from pfcore.suites import syntaxgym
+from pfcore.suites.cli import config_from_args
 from pfcore.suites.intervals import wilson
 from pfcore.suites.report import summary_json
 from pfcore.suites.runner import RunConfig, run_suite
@@ -107,7 +109,7 @@ def write_suite(folder: Path, data: dict[str, Any], name: str = "suite.json") ->
 def rows_of(path: Path, corrected: bool = False) -> pd.DataFrame:
     """Region rows of one suite scored by the known scorer."""
     suite = syntaxgym.load_suites(path)[0]
-    return syntaxgym.score_suites([suite], KnownScorer(), lambda s, r: s.score(r), corrected)
+    return syntaxgym.score_suites([suite], KnownScorer(), lambda s, r: s.score(r), corrected=corrected)
 
 
 def test_region_sums_of_known_token_surprisals(tmp_path: Path) -> None:
@@ -164,7 +166,8 @@ def test_run_records_accuracy_per_suite_and_prediction(tiny_gpt2: Path, tmp_path
     folder.mkdir()
     write_suite(folder, suite_data(), "a.json")
     write_suite(folder, suite_data(name="second", formulas=("(2;%good%) > (2;%bad%)",)), "b.json")
-    record = run_suite(ModelSpec(str(tiny_gpt2)), RunConfig(suite="syntaxgym", items_path=str(folder)),
+    record = run_suite(ModelSpec(str(tiny_gpt2)), RunConfig(suite="syntaxgym", items_path=str(folder),
+                                                            corrected=False),
                        scorers=lambda spec, method, bos: KnownScorer())
     summary = summary_json(record)
     assert summary["accuracy"] == {"handmade": {"0": pytest.approx(2 / 3)}, "second": {"0": pytest.approx(1 / 3)}}
@@ -179,7 +182,7 @@ def test_tiny_model_regions_are_token_or_word_sums(tiny_gpt2: Path, tmp_path: Pa
     first character lies in it."""
     scorer = CausalScorer(load_model(ModelSpec(str(tiny_gpt2))))
     suite = syntaxgym.load_suites(write_suite(tmp_path, suite_data()))[0]
-    rows = syntaxgym.score_suites([suite], scorer, lambda s, r: s.score(r), corrected)
+    rows = syntaxgym.score_suites([suite], scorer, lambda s, r: s.score(r), corrected=corrected)
     condition = suite.items[1].condition("good")
     scored = score_texts(scorer, [Request("", condition.sentence)])[0]
     region = condition.region(2).span
@@ -212,15 +215,26 @@ def test_real_suite_through_the_command_line(tiny_gpt2: Path, shared_data: Path,
 
 
 def test_masked_model_uses_pll_tokens(tiny_bert: Path, tmp_path: Path, cache_dir: Path) -> None:
-    """PLL scores every token, the first word too; the correction is refused for masked models."""
+    """PLL scores every token, the first word too; the correction (on by default) is a causal
+    model's, so a masked model's regions keep their token sums and the record says so."""
     path = write_suite(tmp_path, suite_data())
     spec = ModelSpec(str(tiny_bert), kind="masked")
     record = run_suite(spec, RunConfig(suite="syntaxgym", items_path=str(path)))
     rows = record.tables["rows"]
-    assert record.manifest.scoring == "pll-original"
+    assert record.manifest.scoring == "pll-original" and record.manifest.settings["corrected"] is False
     assert (rows[rows["region_number"] == 1]["surprisal_bits"] > 0).all()
-    with pytest.raises(InputError, match="causal model"):
-        run_suite(spec, RunConfig(suite="syntaxgym", items_path=str(path), corrected=True))
+    plain = run_suite(spec, RunConfig(suite="syntaxgym", items_path=str(path), corrected=False)).tables["rows"]
+    pd.testing.assert_frame_equal(rows, plain)
+
+
+@pytest.mark.parametrize("argv, corrected", [([], True), (["--corrected"], True), (["--no-corrected"], False)])
+def test_corrected_is_on_by_default_in_every_command(argv: list[str], corrected: bool) -> None:
+    """`run`, `trajectory` and `score` spell the flag alike and default it on."""
+    for command in (["run"], ["trajectory", "--revisions", "step1"], ["score", "--sentence", "a b"]):
+        args = build_parser(command[0]).parse_args([*command, *argv])
+        assert args.corrected is corrected
+    args = build_parser("run").parse_args(["run", *argv])
+    assert config_from_args(args, SuiteName.SYNTAXGYM).corrected is corrected
 
 
 @pytest.mark.parametrize("change, argv_extra, expected", [

@@ -7,8 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from pfcore.analysis.models import RUN_SOURCE_PREFIX
-from pfcore.items.schema import PUBLISHED_NAMES
-from pfcore.names import Construction, SuiteName
+from pfcore.names import Construction, SuiteName, construction_words, published_name
 
 CONDITIONS = ("aligned1", "aligned2", "misaligned1", "misaligned2")
 ALL = "all"  # every item of the construction: the base rate of a free-form pair's decisions
@@ -42,7 +41,7 @@ def base_rates(results: pd.DataFrame, model: str, construction: str) -> pd.DataF
 def describe_base_rates(rates: pd.DataFrame, construction: str) -> str:
     """The base rate in one sentence: the run it comes from, its accuracy over all items with n
     and interval, and whether the run is too small to say much."""
-    words = construction.replace("_", " ")
+    words = construction_words(construction)
     if rates.empty:
         return (f"no semantic run of this model on '{words}' in the results table, so no base rate "
                 "(`pfcore run --suite semantic` records one)")
@@ -63,7 +62,7 @@ def describe_base_rates(rates: pd.DataFrame, construction: str) -> str:
 def accuracy_over_steps(results: pd.DataFrame, series: str, construction: str) -> pd.Series:
     """A trajectory's semantic accuracy (all items of the construction) by training step, as the
     results table holds it for `series` (empty when no trajectory of it was run or imported)."""
-    rows = results[(results["model"] == series) & (results["suite"] == "semantic")
-                   & (results["construction"] == PUBLISHED_NAMES.get(construction, construction))
+    rows = results[(results["model"] == series) & (results["suite"] == SuiteName.SEMANTIC)
+                   & (results["construction"] == published_name(construction))
                    & (results["filter"] == "all") & (results["metric"] == "accuracy") & results["step"].notna()]
     return rows.groupby("step")["value"].last()

@@ -94,7 +94,7 @@ def cmd_fdcorr(args: argparse.Namespace) -> int:
     duplicates = duplicate_checkpoints(table, args.model)
     for duplicate in duplicates:
         print(duplicate_warning(duplicate, excluded=args.drop_duplicate_checkpoints), file=sys.stderr)
-    result = fd_correlation(table, args.model, args.x, args.y, args.zscale, args.source,
+    result = fd_correlation(table, args.model, args.x, args.y, zscale=args.zscale, source=args.source,
                             drop_duplicates=args.drop_duplicate_checkpoints)
     if args.json:
         _print_json({**result.summary(), "duplicate_checkpoints": [asdict(d) for d in duplicates]})

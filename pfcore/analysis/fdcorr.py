@@ -95,14 +95,14 @@ def _scale(table: pd.DataFrame, model: str, name: str, source: str | None,
                                parse_series(name).metric)
 
 
-def checkpoint_changes(table: pd.DataFrame, model: str, name: str, zscale: bool = False,
+def checkpoint_changes(table: pd.DataFrame, model: str, name: str, *, zscale: bool = False,
                        source: str | None = None) -> pd.Series:
     """One series' checkpoint-to-checkpoint changes, indexed by the step they end at."""
     return _diff(series_values(table, model, name, source),
                  _scale(table, model, name, source, zscale))
 
 
-def fd_correlation(table: pd.DataFrame, model: str, x: str, y: str, zscale: bool = False,
+def fd_correlation(table: pd.DataFrame, model: str, x: str, y: str, *, zscale: bool = False,
                    source: str | None = None, drop_duplicates: bool = False) -> FDCorrelation:
     """First-difference Spearman and Pearson correlations of series x and y for one model; with
     `drop_duplicates`, checkpoints whose weights repeat an earlier step's are left out."""

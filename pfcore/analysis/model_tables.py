@@ -21,15 +21,18 @@ from pfcore.analysis.models import (
 )
 from pfcore.analysis.reference import load_reference
 from pfcore.items.lexicon import load_lexicon
-from pfcore.items.schema import PF_CONSTRUCTIONS, PUBLISHED_NAMES
+from pfcore.items.schema import PF_CONSTRUCTIONS
+from pfcore.names import SuiteName, published_name
+from pfcore.scoring.methods import ScoringMethod
 from pfcore.store.model_sizes import extra_models_path, read_extra_models
 from pfcore.store.runs import RunRecord
 from pfcore.suites.intervals import mean_interval
+from pfcore.suites.registry import get_suite
 
-# paper table -> (suite, filter, scale) of the own-run values set beside it
-TABLE_RUNS = {"Table 5": ("semantic", "aligned", 100.0), "Table 6": ("semantic", "aligned", 100.0),
-              "Table 7": ("syntax", "Avg_Test", 100.0), "Table 8": ("affinity", "all", 1.0)}
-PLL = ("pll-original", "pll-l2r")
+# paper table -> the suite whose own runs are set beside it (at the suite's paper_filter)
+TABLE_SUITES = {"Table 5": SuiteName.SEMANTIC, "Table 6": SuiteName.SEMANTIC, "Table 7": SuiteName.SYNTAX,
+                "Table 8": SuiteName.AFFINITY}
+PLL_TABLE = "Table 5"  # the semantic table of PLL scores; Table 6 has the other methods'
 OWN_SUFFIX = f" ({Origin.RUN})"
 OWN_COLUMNS = ("model", "construction", "value", "ci_low", "ci_high", "n", "source")
 TABLE_NOTES = {"Table 8": "Your runs' Global Affinity is averaged over the fixed words the paper averaged (for "
@@ -46,16 +49,19 @@ def paper_affinity_words() -> dict[str, tuple[str, ...]]:
 def _own_rows(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
     """Own runs' values in a table's shape: semantic runs beside Tables 5 (PLL) and 6 (the rest),
     syntactic Avg_Test beside Table 7, Global Affinity beside Table 8."""
-    suite, filt, scale = TABLE_RUNS[table]
+    suite = get_suite(TABLE_SUITES[table])
+    scale = 100.0 if suite.percent else 1.0
     rows = []
     for record in runs:
         m = record.manifest
-        if m.suite != suite or (suite == "semantic" and (m.scoring in PLL) != (table == "Table 5")):
+        if m.suite != suite.name or (suite.name == SuiteName.SEMANTIC
+                                     and ScoringMethod(m.scoring).is_pll != (table == PLL_TABLE)):
             continue
-        values = _affinity_on_paper_words(record) if suite == "affinity" else _headline(record, filt)
+        values = (_affinity_on_paper_words(record) if suite.name == SuiteName.AFFINITY
+                  else _headline(record, suite.paper_filter))
         digits = 1 if scale > 1 else 3
         for construction, (value, low, high, n) in values.items():
-            rows.append({"model": m.model.label, "construction": PUBLISHED_NAMES.get(construction, construction),
+            rows.append({"model": m.model.label, "construction": published_name(construction),
                          "value": round(scale * value, digits), "ci_low": round(scale * low, digits),
                          "ci_high": round(scale * high, digits), "n": n,
                          "source": f"{RUN_SOURCE_PREFIX}{m.run_id}"})
@@ -115,7 +121,7 @@ def own_run_values(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
 
 def run_models(results: pd.DataFrame) -> list[str]:
     """Models with own final semantic runs in the results table (what Figure 1 can place)."""
-    own = results[results["source"].str.startswith(RUN_SOURCE_PREFIX) & (results["suite"] == "semantic")
+    own = results[results["source"].str.startswith(RUN_SOURCE_PREFIX) & (results["suite"] == SuiteName.SEMANTIC)
                   & results["step"].isna()]
     return sorted(own["model"].unique())
 
@@ -140,7 +146,7 @@ class FigureData:
     partial: tuple[str, ...] = ()
 
 
-def figure_data(results: pd.DataFrame, include_runs: bool) -> FigureData:
+def figure_data(results: pd.DataFrame, *, include_runs: bool) -> FigureData:
     """The paper's Table 6 rows, plus own runs that cover all four constructions and whose model
     has sizes (Table 9 or the user's)."""
     if not include_runs or not run_models(results):

@@ -22,6 +22,7 @@ import pandas as pd
 from pfcore.analysis.reference import load_reference
 from pfcore.errors import InputError
 from pfcore.items.schema import PF_CONSTRUCTIONS
+from pfcore.names import SuiteName
 from pfcore.store.model_sizes import INFO_COLUMNS, MODEL_TYPES
 
 RUN_SOURCE_PREFIX = "pfcore run "
@@ -75,7 +76,7 @@ def paper_accuracy() -> pd.DataFrame:
 
 def _own_semantic(results: pd.DataFrame) -> pd.DataFrame:
     """Own runs' final-model (no step) semantic rows."""
-    return results[results["source"].str.startswith(RUN_SOURCE_PREFIX) & (results["suite"] == "semantic")
+    return results[results["source"].str.startswith(RUN_SOURCE_PREFIX) & (results["suite"] == SuiteName.SEMANTIC)
                    & results["step"].isna()]
 
 
@@ -137,7 +138,7 @@ class MixedFit:
                 "coefficients": self.coefficients.to_dict(orient="records")}
 
 
-def fit_mixed(data: pd.DataFrame, predictors: tuple[str, ...] = tuple(PREDICTORS), reml: bool = True,
+def fit_mixed(data: pd.DataFrame, predictors: tuple[str, ...] = tuple(PREDICTORS), *, reml: bool = True,
               groups: str = "model") -> MixedFit:
     """accuracy ~ predictors (natural logs), random intercept per model (or per `groups` column);
     REML (or ML), Wald z-tests."""

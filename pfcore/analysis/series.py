@@ -18,8 +18,9 @@ import pandas as pd
 
 from pfcore.errors import InputError
 from pfcore.items.schema import PF_CONSTRUCTIONS
+from pfcore.names import SuiteName
 
-AVERAGES = {"pf_avg": "semantic", "syntax": "syntax"}
+AVERAGES = {"pf_avg": SuiteName.SEMANTIC, "syntax": SuiteName.SYNTAX}  # average series -> its suite
 TOLERANCE = 1e-9
 SHOWN = 12  # series names quoted in an error message
 

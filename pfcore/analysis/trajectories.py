@@ -14,7 +14,8 @@ from pfcore.analysis.fdcorr import MIN_CHECKPOINTS, FDCorrelation, fd_correlatio
 from pfcore.analysis.models import RUN_SOURCE_PREFIX
 from pfcore.analysis.series import available_series, parse_series, series_sources, trajectories
 from pfcore.errors import InputError
-from pfcore.items.schema import CONSTRUCTIONS, PF_CONSTRUCTIONS, PUBLISHED_NAMES
+from pfcore.items.schema import PF_CONSTRUCTIONS
+from pfcore.names import construction_words
 from pfcore.store.published import (
     BUNDLED_PREFIX,
     EARLIER,
@@ -39,7 +40,6 @@ FIGURE3_FILTERS = ("aligned", "misaligned")
 # Figure 4: (a) form, (b) implausible, (c) EWoK physical relations, each against plausible meaning
 FD_X = "pf_avg:aligned"
 FD_YS = ("syntax:Avg_Test", "pf_avg:misaligned", "ewok:domain_physical-relations")
-CONSTRUCTION_WORDS = {PUBLISHED_NAMES[name]: words for name, words in CONSTRUCTIONS.items()}
 
 
 
@@ -177,7 +177,7 @@ def readable_series(name: str) -> str:
     "letalone:aligned" -> "let alone (plausible)"."""
     base, _, metric = name.partition("@")
     construction, _, filt = base.partition(":")
-    what = AVERAGE_NAMES.get(construction) or CONSTRUCTION_WORDS.get(construction, construction)
+    what = AVERAGE_NAMES.get(construction) or construction_words(construction)
     detail = READABLE_FILTERS.get(filt) or filt.removeprefix("domain_").removeprefix("paradigm_").replace("_", " ")
     return f"{what} ({detail})" + (f", {metric}" if metric else "")
 
@@ -287,7 +287,7 @@ class FDPanels:
     problems: tuple[str, ...]
 
 
-def fd_panels(rows: pd.DataFrame, model: str, x: str, ys: Sequence[str], zscale: bool,
+def fd_panels(rows: pd.DataFrame, model: str, x: str, ys: Sequence[str], *, zscale: bool,
               drop_duplicates: bool = False) -> FDPanels:
     """First-difference correlations of x with each y; a pair that cannot be computed is reported."""
     if not ys:

@@ -6,7 +6,7 @@ Public API (see the README, "Items"):
   paper_compatible=False) -> list of SemanticItem / SyntaxItem / AffinityItem
 - read_items(path, lexicon=None), read_item_file(path, lexicon=None), write_items(items, path, format)
 - check_items(path, lexicon=None) -> list of problems
-- default_items(kind, constructions=None): the shipped files in data/items/
+- default_items(suite, constructions=None): the shipped files in data/items/
 """
 from pfcore.items.check import check_items
 from pfcore.items.defaults import default_item_path, default_items

@@ -80,7 +80,7 @@ class Base:
                 "repeat": self.repeat}
 
 
-def iter_bases(lexicon: Lexicon, paper_compatible: bool = False) -> list[Base]:
+def iter_bases(lexicon: Lexicon, *, paper_compatible: bool = False) -> list[Base]:
     """All bases in the published order: frame, easier adjective, harder adjective, modal, pronoun.
 
     The default mode uses the whole lexicon and drops repeated blocks; paper-compatible mode uses
@@ -88,10 +88,10 @@ def iter_bases(lexicon: Lexicon, paper_compatible: bool = False) -> list[Base]:
     """
     bases: list[Base] = []
     seen: Counter[tuple[str, str, str, str, str]] = Counter()
-    frames, modals, pronouns = lexicon.inventory(paper_compatible)
+    frames, modals, pronouns = lexicon.inventory(paper_compatible=paper_compatible)
     for frame in frames:
-        easy = lexicon.adjectives(frame, lexicon.easier_end(frame), paper_compatible)
-        hard = lexicon.adjectives(frame, frame.harder, paper_compatible)
+        easy = lexicon.adjectives(frame, lexicon.easier_end(frame), paper_compatible=paper_compatible)
+        hard = lexicon.adjectives(frame, frame.harder, paper_compatible=paper_compatible)
         for weak in easy:
             for strong in hard:
                 for modal in modals:

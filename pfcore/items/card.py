@@ -13,18 +13,19 @@ from pfcore.items.formats import PAPER_MANIPULATIONS, parse_item_file, render_it
 from pfcore.items.generate import GENERATORS
 from pfcore.items.lexicon import Lexicon
 from pfcore.items.schema import MANIPULATIONS, SYNTAX_CONTROL, Item, SemanticItem, SyntaxItem
+from pfcore.names import SuiteName
 
 # Fields left out of "changed": ids follow the content, spans follow the sentence and words.
 DERIVED_FIELDS = {"item_id", "block_id", "base_id", "spans"}
-COUNTED = {"semantic": ["construction", "scale", "frame", "pronoun", "modal"],
-           "syntax": ["construction", "manipulation", "scale", "frame", "pronoun", "modal"],
-           "affinity": ["construction", "scale", "frame", "pronoun", "modal"]}
-TEXT_FIELDS = {"semantic": ("context", "followup"), "syntax": ("sentence",),
-               "affinity": ("sentence",)}
+COUNTED = {SuiteName.SEMANTIC: ["construction", "scale", "frame", "pronoun", "modal"],
+           SuiteName.SYNTAX: ["construction", "manipulation", "scale", "frame", "pronoun", "modal"],
+           SuiteName.AFFINITY: ["construction", "scale", "frame", "pronoun", "modal"]}
+TEXT_FIELDS = {SuiteName.SEMANTIC: ("context", "followup"), SuiteName.SYNTAX: ("sentence",),
+               SuiteName.AFFINITY: ("sentence",)}
 ARCHIVE = Path("archive") / "syntactic_test_fix.tsv"
 SUFFIXES = (".jsonl.gz", ".csv.gz", ".tsv.gz", ".jsonl", ".csv", ".tsv")
-TITLES = {"semantic": "Paired-Focus semantic items", "syntax": "Paired-Focus syntactic items",
-          "affinity": "Paired-Focus Global Affinity items"}
+TITLES = {SuiteName.SEMANTIC: "Paired-Focus semantic items", SuiteName.SYNTAX: "Paired-Focus syntactic items",
+          SuiteName.AFFINITY: "Paired-Focus Global Affinity items"}
 ARCHIVE_WHY = (
     "The archived file is the output of the authors' repair step (`make_templates.py --fix`): "
     "their first pass removed the negation only from \"couldn't\"/\"can't\" (NPI) and dropped the "
@@ -52,24 +53,24 @@ def build_card(items: Sequence[Item], lexicon: Lexicon, constructions: Sequence[
                command: str, reference: Path | None = None) -> tuple[str, dict[str, Any]]:
     """The card (markdown, JSON data) for default-mode items, compared with the paper-compatible
     set the same lexicon generates and, when `reference` holds the published files, with those."""
-    kind = items[0].KIND
+    suite = items[0].SUITE
     published = [n for n in constructions if n in lexicon.paper.constructions]
-    paper = GENERATORS[kind](lexicon, published, paper_compatible=True) if published else []
+    paper = GENERATORS[suite](lexicon, published, paper_compatible=True) if published else []
     data: dict[str, Any] = {
-        "kind": kind, "command": command,
+        "kind": suite, "command": command,  # "kind": the cards' key for the suite
         "lexicon": {"path": Path(lexicon.path).name, "version": lexicon.version,
                     "sha256": lexicon.sha256},
         "items": len(items),
-        "counts": {name: dict(Counter(getattr(i, name) for i in items)) for name in COUNTED[kind]},
+        "counts": {name: dict(Counter(getattr(i, name) for i in items)) for name in COUNTED[suite]},
         "differences_from_published": (differences(paper, items, lexicon)
                                        if lexicon.paper.frames else None),
     }
-    if kind == "semantic":
+    if suite == SuiteName.SEMANTIC:
         data["blocks"] = dict(Counter(i.construction for i in items if isinstance(i, SemanticItem)
                                       and i.is_construction and i.context_order == "aligned"
                                       and i.followup_order == "same"))
     if reference is not None and paper:
-        data["reference_check"] = reference_check(kind, paper, lexicon, reference, items)
+        data["reference_check"] = reference_check(suite, paper, lexicon, reference, items)
     return render_markdown(data, items), data
 
 
@@ -89,7 +90,7 @@ def _canon(lexicon: Lexicon) -> Any:
 
 def _match_key(item: Item, canon: Any) -> tuple[Any, ...]:
     """What makes two items "the same item", whatever the spelling."""
-    texts = tuple(canon(getattr(item, f)) for f in TEXT_FIELDS[item.KIND])
+    texts = tuple(canon(getattr(item, f)) for f in TEXT_FIELDS[item.SUITE])
     extra = (item.manipulation,) if isinstance(item, SyntaxItem) else ()
     return (item.construction, *extra, *texts, item.repeat)
 
@@ -141,18 +142,18 @@ def differences(published: Sequence[Item], ours: Sequence[Item], lexicon: Lexico
     }
 
 
-def reference_check(kind: str, paper: Sequence[Item], lexicon: Lexicon, reference: Path,
+def reference_check(suite: SuiteName, paper: Sequence[Item], lexicon: Lexicon, reference: Path,
                     ours: Sequence[Item]) -> dict[str, Any]:
     """Paper-compatible output against the published files found under `reference`."""
     out: dict[str, Any] = {"reference": str(reference)}
-    if kind == "semantic":
+    if suite == SuiteName.SEMANTIC:
         for name in sorted({i.construction for i in paper}):
             published = reference / f"{name}.tsv"
             if published.is_file():
                 mine = render_items([i for i in paper if i.construction == name], "paper-tsv")
                 theirs = published.read_text(encoding="utf-8").replace("\r\n", "\n")
                 out[published.name] = "identical" if mine == theirs else "DIFFERENT"
-    elif kind == "syntax" and (reference / ARCHIVE).is_file():
+    elif suite == SuiteName.SYNTAX and (reference / ARCHIVE).is_file():
         archived, problems = parse_item_file(reference / ARCHIVE, lexicon)
         out["archive"] = {"file": str(ARCHIVE), "rows": len(archived.items),
                           "unreadable_rows": len(problems),
@@ -190,7 +191,7 @@ def _counts_section(data: dict[str, Any]) -> list[str]:
 
 
 def _examples(items: Sequence[Item]) -> list[str]:
-    """A worked example of the kind: one block, one base's manipulations, or one affinity item."""
+    """A worked example of the suite's items: one block, one base's manipulations, or one affinity item."""
     first = items[0]
     if isinstance(first, SemanticItem):
         block = [i for i in items if isinstance(i, SemanticItem) and i.block_id == first.block_id]
@@ -247,10 +248,10 @@ def _differences_section(diff: dict[str, Any], label: str, unit: str) -> list[st
 
 def render_markdown(data: dict[str, Any], items: Sequence[Item]) -> str:
     """The human-readable card."""
-    kind = data["kind"]
+    suite = SuiteName(data["kind"])
     lexicon = data["lexicon"]
-    unit = "base sentences" if kind == "syntax" else "blocks"
-    parts = [f"# {TITLES[kind]}: dataset card", "",
+    unit = "base sentences" if suite == SuiteName.SYNTAX else "blocks"
+    parts = [f"# {TITLES[suite]}: dataset card", "",
              f"Generated by `{data['command']}` from `{lexicon['path']}` version "
              f"{lexicon['version']} (sha256 {lexicon['sha256'][:12]}). Do not edit: regenerate.",
              "", f"Items: {data['items']:,}."]
@@ -282,7 +283,7 @@ def render_markdown(data: dict[str, Any], items: Sequence[Item]) -> str:
                   _table(["manipulation / modal", "items"],
                          list(archive["not_in_archive"].items())), "",
                   f"Why: {ARCHIVE_WHY}", ""]
-    if kind == "syntax":
+    if suite == SuiteName.SYNTAX:
         labels = ", ".join(f"`{paper}` = {ours}" for paper, ours in PAPER_MANIPULATIONS.items()
                            if paper != ours)
         parts += [f"Paper TSVs keep the authors' manipulation labels: {labels}.", ""]

@@ -23,6 +23,7 @@ from pfcore.items.schema import (
     SyntaxItem,
     computed_ids,
 )
+from pfcore.names import SuiteName
 
 SHOWN_LINES = 5
 
@@ -84,7 +85,7 @@ def find_problems(parsed: ItemFile, lexicon: Lexicon) -> list[Finding]:
         words = {w for text in _texts(item) for w in sentence_words(text)}
         for word in sorted(w for w in words if w.lower() not in vocabulary):
             findings.append(Finding(line, f"unknown word {word!r} (not in the lexicon)", fatal=False))
-        findings += KIND_CHECKS[item.KIND](item, line, lexicon, lookup)
+        findings += SUITE_CHECKS[item.SUITE](item, line, lexicon, lookup)
     findings += _group_checks(parsed)
     return findings
 
@@ -190,16 +191,16 @@ def _check_affinity(item: AffinityItem, line: int, lexicon: Lexicon, lookup: _Lo
     return findings
 
 
-KIND_CHECKS: dict[str, Callable[..., list[Finding]]] = {
-    "semantic": _check_semantic, "syntax": _check_syntax, "affinity": _check_affinity}
+SUITE_CHECKS: dict[SuiteName, Callable[..., list[Finding]]] = {
+    SuiteName.SEMANTIC: _check_semantic, SuiteName.SYNTAX: _check_syntax, SuiteName.AFFINITY: _check_affinity}
 
 
 def _group_checks(parsed: ItemFile) -> list[Finding]:
     """Completeness: each semantic block has its 8 rows; each syntactic base has every manipulation
     for every connective the file uses."""
-    if parsed.kind == "semantic":
+    if parsed.suite == SuiteName.SEMANTIC:
         return _block_checks(cast(list[SemanticItem], parsed.items), parsed.lines)
-    if parsed.kind == "syntax":
+    if parsed.suite == SuiteName.SYNTAX:
         return _base_checks(cast(list[SyntaxItem], parsed.items), parsed.lines)
     return []
 

@@ -12,18 +12,19 @@ from pfcore.items.check import check_items
 from pfcore.items.formats import FORMATS, format_for, render_items, write_text_atomic
 from pfcore.items.generate import GENERATORS, resolve_constructions
 from pfcore.items.lexicon import load_lexicon
+from pfcore.names import SuiteName
 
-HELP = {"semantic": "the semantic suite: blocks of 8 (construction/or x context x follow-up order)",
-        "syntax": "the syntactic suite: base sentences and five manipulations, with 'and'",
-        "affinity": "Global Affinity sentences with the spans of each construction's fixed words"}
+HELP = {SuiteName.SEMANTIC: "the semantic suite: blocks of 8 (construction/or x context x follow-up order)",
+        SuiteName.SYNTAX: "the syntactic suite: base sentences and five manipulations, with 'and'",
+        SuiteName.AFFINITY: "Global Affinity sentences with the spans of each construction's fixed words"}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the `items` command and its sub-commands."""
     items = subparsers.add_parser("items", help="generate and check Paired-Focus item files")
     sub = items.add_subparsers(dest="items_command", required=True)
-    for kind, text in HELP.items():
-        parser = sub.add_parser(kind, help=text, description=text)
+    for suite, text in HELP.items():
+        parser = sub.add_parser(suite, help=text, description=text)
         parser.add_argument("--construction", default="all",
                             help="a construction name, several joined by commas, or all "
                                  "(default: all)")
@@ -37,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                             help="folder of the published data (meaning_alone/data) to check "
                                  "against in the card")
         parser.add_argument("--out", type=Path, required=True, help="file to write (.gz compresses)")
-        parser.set_defaults(func=generate_command, kind=kind)
+        parser.set_defaults(func=generate_command, suite=suite)
     check = sub.add_parser("check", help="validate an item file and list its problems")
     check.add_argument("path", type=Path, help="item file: paper TSV, CSV or JSONL (.gz too)")
     check.add_argument("--lexicon", type=Path, help="lexicon YAML (default: data/lexicon.yaml)")
@@ -46,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _command_line(args: argparse.Namespace) -> str:
     """The command that regenerates this output, for the card."""
-    parts = [args.kind]
+    parts = [args.suite]
     if args.construction != "all":
         parts += ["--construction", args.construction]
     for flag in ("format", "lexicon", "reference"):
@@ -59,8 +60,8 @@ def _command_line(args: argparse.Namespace) -> str:
 def generate_command(args: argparse.Namespace) -> int:
     """Generate one suite's items; everything is built before anything is written."""
     lexicon = load_lexicon(args.lexicon)
-    names = resolve_constructions(lexicon, args.construction.split(","), args.paper_compatible)
-    items = GENERATORS[args.kind](lexicon, names, paper_compatible=args.paper_compatible)
+    names = resolve_constructions(lexicon, args.construction.split(","), paper_compatible=args.paper_compatible)
+    items = GENERATORS[args.suite](lexicon, names, paper_compatible=args.paper_compatible)
     fmt = format_for(args.out, args.format)
     meta = {"lexicon_version": lexicon.version, "lexicon_sha256": lexicon.sha256,
             "paper_compatible": args.paper_compatible, "constructions": names,
@@ -70,7 +71,7 @@ def generate_command(args: argparse.Namespace) -> int:
     if not args.paper_compatible:
         card = build_card(items, lexicon, names, _command_line(args), args.reference)
     write_text_atomic(args.out, text, what="the item file")
-    print(f"wrote {len(items):,} {args.kind} items ({', '.join(names)}; lexicon "
+    print(f"wrote {len(items):,} {args.suite} items ({', '.join(names)}; lexicon "
           f"{lexicon.version}) to {args.out}")
     if card is not None:
         md_path, json_path = write_card(args.out, *card)

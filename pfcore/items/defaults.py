@@ -8,34 +8,35 @@ from pathlib import Path
 from pfcore.errors import InputError
 from pfcore.items.formats import read_items
 from pfcore.items.schema import ITEM_TYPES, SYNTAX_CONTROL, Item
+from pfcore.names import SuiteName
 from pfcore.paths import DATA_DIR
 
 DEFAULT_ITEMS_DIR = DATA_DIR / "items"
 
 
-def default_item_path(kind: str) -> Path:
-    """The shipped file of one kind (semantic, syntax, affinity)."""
-    if kind not in ITEM_TYPES:
-        raise InputError(f"unknown item kind {kind!r} (choose from {', '.join(ITEM_TYPES)})")
-    return DEFAULT_ITEMS_DIR / f"{kind}.jsonl.gz"
+def default_item_path(suite: SuiteName) -> Path:
+    """The shipped item file of one suite (semantic, syntax, affinity)."""
+    if suite not in ITEM_TYPES:
+        raise InputError(f"the {suite} suite has no shipped items (those of {', '.join(ITEM_TYPES)} do)")
+    return DEFAULT_ITEMS_DIR / f"{suite}.jsonl.gz"
 
 
 @cache
-def _load(kind: str) -> tuple[Item, ...]:
-    """All shipped items of a kind, read once per process."""
-    path = default_item_path(kind)
+def _load(suite: SuiteName) -> tuple[Item, ...]:
+    """All shipped items of a suite, read once per process."""
+    path = default_item_path(suite)
     if not path.is_file():
-        raise InputError(f"{path}: the default {kind} items are missing; regenerate them with "
-                         f"`python -m pfcore items {kind} --out {path}`")
+        raise InputError(f"{path}: the default {suite} items are missing; regenerate them with "
+                         f"`python -m pfcore items {suite} --out {path}`")
     return tuple(read_items(path))
 
 
-def default_items(kind: str, constructions: Iterable[str] | str | None = None) -> list[Item]:
-    """The shipped items of a kind, for some constructions (None or "all": every one).
+def default_items(suite: SuiteName, constructions: Iterable[str] | str | None = None) -> list[Item]:
+    """The shipped items of a suite, for some constructions (None or "all": every one).
 
     Syntactic items keep the control "and" rows whatever constructions are chosen.
     """
-    items = _load(kind)
+    items = _load(suite)
     if constructions is None or constructions == "all":
         return list(items)
     wanted = {constructions} if isinstance(constructions, str) else set(constructions)

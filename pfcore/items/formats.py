@@ -21,6 +21,7 @@ from pfcore.errors import InputError
 from pfcore.items.generate import PAPER_MANIPULATIONS
 from pfcore.items.lexicon import Lexicon, frame_name, load_lexicon
 from pfcore.items.schema import FILLS, ITEM_TYPES, SYNTAX_CONTROL, Item, SemanticItem, SyntaxItem, build, field_names
+from pfcore.names import SuiteName
 from pfcore.paths import ReadKind, ReadRefused, read_bounded, write_atomic
 
 FORMATS = ("paper-tsv", "csv", "jsonl")
@@ -36,10 +37,11 @@ TO_PAPER_MANIPULATION = {ours: paper for paper, ours in PAPER_MANIPULATIONS.item
 
 @dataclass
 class ItemFile:
-    """What a file held: its kind and format, the items with their source lines, and metadata."""
+    """What a file held: the suite its items belong to (None when no suite's), its format, the
+    items with their source lines, and metadata."""
 
     path: str
-    kind: str
+    suite: SuiteName | None
     format: str
     items: list[Item] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)
@@ -73,7 +75,7 @@ def format_for(path: str | Path, fmt: str | None = None) -> str:
 
 def write_items(items: Sequence[Item], path: str | Path, format: str | None = None,
                 meta: dict[str, Any] | None = None) -> None:
-    """Write items (all of one kind) to `path`; ".gz" compresses. Paper TSVs carry no metadata."""
+    """Write items (all of one suite's) to `path`; ".gz" compresses. Paper TSVs carry no metadata."""
     path = Path(path)
     fmt = format_for(path, format)
     text = render_items(items, fmt, meta)
@@ -82,24 +84,24 @@ def write_items(items: Sequence[Item], path: str | Path, format: str | None = No
 
 def render_items(items: Sequence[Item], fmt: str, meta: dict[str, Any] | None = None) -> str:
     """The file text for items in one format."""
-    kinds = {item.KIND for item in items}
-    if len(kinds) != 1:
-        raise InputError("nothing to write" if not kinds else
-                         f"cannot write items of several kinds together ({', '.join(sorted(kinds))})")
-    kind = kinds.pop()
-    header = {"kind": kind, "count": len(items), **(meta or {})}
+    suites = {item.SUITE for item in items}
+    if len(suites) != 1:
+        raise InputError("nothing to write" if not suites else
+                         f"cannot write items of several suites together ({', '.join(sorted(suites))})")
+    suite = suites.pop()
+    header = {"kind": suite, "count": len(items), **(meta or {})}  # "kind": the files' key for the suite
     if fmt == "paper-tsv":
-        return _paper_text(items, kind)
+        return _paper_text(items, suite)
     if fmt == "csv":
         out = io.StringIO()
         out.write("# " + json.dumps({META_KEY: header}, ensure_ascii=False) + "\n")
         writer = csv.writer(out, lineterminator="\n")
-        names = field_names(kind)
+        names = field_names(suite)
         writer.writerow(names)
         for item in items:
             writer.writerow(_cell(getattr(item, n)) for n in names)
         return out.getvalue()
-    names = field_names(kind)
+    names = field_names(suite)
     lines = [json.dumps({META_KEY: header}, ensure_ascii=False)]
     lines += [json.dumps({n: getattr(item, n) for n in names}, ensure_ascii=False)
               for item in items]
@@ -127,11 +129,11 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def _paper_text(items: Sequence[Item], kind: str) -> str:
+def _paper_text(items: Sequence[Item], suite: SuiteName) -> str:
     """The published TSV layout: semantic (one construction per file) or syntactic."""
     out = io.StringIO()
     writer = csv.writer(out, delimiter="\t", lineterminator="\n")
-    if kind == "semantic":
+    if suite == SuiteName.SEMANTIC:
         constructions = {item.construction for item in items}
         if len(constructions) > 1:
             raise InputError("a paper TSV holds one construction; choose one with --construction "
@@ -141,14 +143,14 @@ def _paper_text(items: Sequence[Item], kind: str) -> str:
             writer.writerow([int(it.context_order == "misaligned"),
                              int(it.followup_order == "reversed"), int(it.is_construction),
                              it.sentence, it.verb, it.noun, it.pronoun, it.modal])
-    elif kind == "syntax":
+    elif suite == SuiteName.SYNTAX:
         writer.writerow(PAPER_SYNTAX_COLUMNS)
         for row in cast(Sequence[SyntaxItem], items):
             writer.writerow([row.connective, int(row.context_order == "misaligned"), 0, 1,
                              row.sentence, row.verb, row.noun, row.pronoun, row.modal,
                              TO_PAPER_MANIPULATION[row.manipulation]])
     else:
-        raise InputError(f"{kind} items have no published TSV layout; write csv or jsonl")
+        raise InputError(f"{suite} items have no published TSV layout; write csv or jsonl")
     return out.getvalue()
 
 
@@ -179,11 +181,11 @@ def parse_item_file(path: str | Path, lexicon: Lexicon | None = None) -> tuple[I
     problems = _Problems(path)
     text = _read_text(path, problems)
     if text is None:
-        return ItemFile(str(path), "", ""), problems
+        return ItemFile(str(path), None, ""), problems
     first = text.partition("\n")[0]
     if not text.strip():
         problems.add(1, "the file is empty")
-        parsed = ItemFile(str(path), "", "")
+        parsed = ItemFile(str(path), None, "")
     elif first.startswith("{"):
         parsed = _read_jsonl(path, text, problems)
     elif "\t" in first:
@@ -241,18 +243,19 @@ def _meta_line(line: str, lineno: int, problems: _Problems) -> dict[str, Any]:
     return {}
 
 
-def _kind_of(meta: dict[str, Any], columns: Sequence[str], lineno: int,
-             problems: _Problems) -> str:
-    """The item kind named in the metadata or, failing that, the one whose columns these are."""
-    kind = meta.get("kind")
-    if isinstance(kind, str) and kind in ITEM_TYPES:
-        return kind
-    for name in ITEM_TYPES:
-        if set(columns) == set(field_names(name)):
-            return name
+def _suite_of(meta: dict[str, Any], columns: Sequence[str], lineno: int,
+              problems: _Problems) -> SuiteName | None:
+    """The suite the metadata names (under "kind") or, failing that, the one whose item fields these
+    columns are."""
+    named = meta.get("kind")
+    if isinstance(named, str) and named in ITEM_TYPES:
+        return SuiteName(named)
+    for suite in ITEM_TYPES:
+        if set(columns) == set(field_names(suite)):
+            return suite
     problems.add(lineno, f"the metadata names no item kind and the {len(columns)} columns are not the fields of "
                          f"one (of {', '.join(ITEM_TYPES)})")
-    return ""
+    return None
 
 
 def _read_jsonl(path: Path, text: str, problems: _Problems) -> ItemFile:
@@ -274,16 +277,16 @@ def _read_jsonl(path: Path, text: str, problems: _Problems) -> ItemFile:
             continue
         records.append((lineno, record))
     columns = list(records[0][1]) if records else []
-    kind = _kind_of(meta, columns, records[0][0] if records else 1, problems)
-    out = ItemFile(str(path), kind, "jsonl", meta=meta)
-    if not kind:
+    suite = _suite_of(meta, columns, records[0][0] if records else 1, problems)
+    out = ItemFile(str(path), suite, "jsonl", meta=meta)
+    if suite is None:
         return out
-    items = _all_at_once(kind, [record for _, record in records])
+    items = _all_at_once(suite, [record for _, record in records])
     if items is not None:
         out.items.extend(items)
         out.lines.extend(lineno for lineno, _ in records)
         return out
-    converters = _converters(kind, from_text=False)
+    converters = _converters(suite, from_text=False)
     for lineno, record in records:
         _add(out, lineno, record, problems, converters)
     return out
@@ -292,11 +295,11 @@ def _read_jsonl(path: Path, text: str, problems: _Problems) -> ItemFile:
 JSON_TYPES: dict[str, type] = {"str": str, "bool": bool, "int": int}
 
 
-def _all_at_once(kind: str, records: list[dict[str, Any]]) -> list[Item] | None:
+def _all_at_once(suite: SuiteName, records: list[dict[str, Any]]) -> list[Item] | None:
     """All records as items, checked a field at a time across the file (the shipped files read
     twice as fast this way); None when any record is off, so that the record-by-record reader
     names each bad line. Span fields (affinity items) always take that reader."""
-    cls = ITEM_TYPES[kind]
+    cls = ITEM_TYPES[suite]
     names = {f.name for f in fields(cls)}
     if any(record.keys() != names for record in records):
         return None
@@ -325,11 +328,11 @@ def _read_csv(path: Path, text: str, problems: _Problems) -> ItemFile:
         meta, start, body = _meta_line(first[1:].strip(), 1, problems), 2, rest
     rows = _csv_rows(body, start, problems, ",")
     header = next(rows, (start, []))[1]
-    kind = _kind_of(meta, header, start, problems)
-    out = ItemFile(str(path), kind, "csv", meta=meta)
-    if not kind:
+    suite = _suite_of(meta, header, start, problems)
+    out = ItemFile(str(path), suite, "csv", meta=meta)
+    if suite is None:
         return out
-    converters = _converters(kind, from_text=True)
+    converters = _converters(suite, from_text=True)
     for lineno, row in rows:
         if not row:
             continue
@@ -362,13 +365,13 @@ Converter = Callable[[Any], Any]
 
 def _add(out: ItemFile, lineno: int, record: dict[str, Any], problems: _Problems,
          converters: list[tuple[str, str, Converter]]) -> None:
-    """Convert one record to an item of the file's kind, or record why it cannot be."""
+    """Convert one record to an item of the file's suite, or record why it cannot be."""
     names = [name for name, _, _ in converters]
     if record.keys() != set(names):
         missing = [n for n in names if n not in record]
         extra = [k for k in record if k not in names]
         parts = [f"missing fields {', '.join(missing)}"] if missing else []
-        parts += [f"{len(extra)} fields that {out.kind} items do not have"] if extra else []
+        parts += [f"{len(extra)} fields that {out.suite} items do not have"] if extra else []
         problems.add(lineno, "; ".join(parts))
         return
     try:
@@ -377,7 +380,7 @@ def _add(out: ItemFile, lineno: int, record: dict[str, Any], problems: _Problems
         name, type_name = next((n, t) for n, t, c in converters if not _converts(c, record[n]))
         problems.add(lineno, f"field {name}: the value is not of type {type_name}")
         return
-    out.items.append(ITEM_TYPES[out.kind](**values))
+    out.items.append(ITEM_TYPES[cast(SuiteName, out.suite)](**values))
     out.lines.append(lineno)
 
 
@@ -390,16 +393,16 @@ def _converts(convert: Converter, value: Any) -> bool:
     return True
 
 
-def _converters(kind: str, from_text: bool) -> list[tuple[str, str, Converter]]:
-    """(field, type, converter) for each field of a kind, reading CSV text or JSON values."""
+def _converters(suite: SuiteName, from_text: bool) -> list[tuple[str, str, Converter]]:
+    """(field, type, converter) for each field of a suite's items, reading CSV text or JSON values."""
     return [(f.name, str(f.type), _converter(str(f.type), from_text))
-            for f in fields(ITEM_TYPES[kind])]
+            for f in fields(ITEM_TYPES[suite])]
 
 
-def _exactly(kind: type) -> Converter:
+def _exactly(expected: type) -> Converter:
     """A JSON value of exactly this type, unchanged (so true is not read as the integer 1)."""
     def convert(value: Any) -> Any:
-        if type(value) is not kind:
+        if type(value) is not expected:
             raise TypeError(value)
         return value
     return convert
@@ -446,7 +449,7 @@ def _read_paper(path: Path, text: str, lexicon: Lexicon, problems: _Problems) ->
         return _read_paper_syntax(path, rows[1:], lexicon, problems)
     problems.add(1, f"unknown TSV header ({len(header)} columns); expected {PAPER_SEMANTIC_COLUMNS} "
                     f"or {PAPER_SYNTAX_COLUMNS} [+ old_index]")
-    return ItemFile(str(path), "", "paper-tsv")
+    return ItemFile(str(path), None, "paper-tsv")
 
 
 def _paper_rows(rows: list[tuple[int, list[str]]], width: int,
@@ -515,8 +518,8 @@ def _read_paper_semantic(path: Path, rows: list[tuple[int, list[str]]], lexicon:
     found = sorted({names[p[4]] for p in parsed if p[4] in names})
     if len(found) != 1:
         problems.add(2, f"a paper TSV holds one construction; found {found or 'none'}")
-        return ItemFile(str(path), "semantic", "paper-tsv")
-    out = ItemFile(str(path), "semantic", "paper-tsv")
+        return ItemFile(str(path), SuiteName.SEMANTIC, "paper-tsv")
+    out = ItemFile(str(path), SuiteName.SEMANTIC, "paper-tsv")
     repeats: Counter[tuple[Any, ...]] = Counter()
     scales = _ScaleCache(lexicon)
     for lineno, flags, context, followup, connective, (verb, noun, pronoun, modal), adjs in parsed:
@@ -541,7 +544,7 @@ def _read_paper_syntax(path: Path, rows: list[tuple[int, list[str]]], lexicon: L
     """Syntactic rows (the authors' combined layout, or the archive's with old_index)."""
     names = {words: name for name, words in lexicon.constructions.items()}
     names[SYNTAX_CONTROL] = SYNTAX_CONTROL
-    out = ItemFile(str(path), "syntax", "paper-tsv")
+    out = ItemFile(str(path), SuiteName.SYNTAX, "paper-tsv")
     repeats: Counter[tuple[Any, ...]] = Counter()
     scales = _ScaleCache(lexicon)
     for lineno, row in _paper_rows(rows, len(PAPER_SYNTAX_COLUMNS), problems):

@@ -16,6 +16,7 @@ from pfcore.items.schema import (
     SyntaxItem,
     build,
 )
+from pfcore.names import SuiteName
 
 # Paper manipulation labels (make_templates.py) <-> ours.
 PAPER_MANIPULATIONS = {"base": "base", "No_NPI": "NPI", "Psuedocleft": "Pseudocleft",
@@ -24,7 +25,7 @@ PAPER_MANIPULATIONS = {"base": "base", "No_NPI": "NPI", "Psuedocleft": "Pseudocl
 
 
 def resolve_constructions(lexicon: Lexicon, names: Iterable[str] | str | None,
-                          paper_compatible: bool = False) -> list[str]:
+                          *, paper_compatible: bool = False) -> list[str]:
     """Construction names in generation order; None or "all" means all (in paper-compatible mode,
     all published ones); unknown or unpublished names are an error."""
     pool = list(lexicon.paper.constructions if paper_compatible else lexicon.constructions)
@@ -39,12 +40,12 @@ def resolve_constructions(lexicon: Lexicon, names: Iterable[str] | str | None,
 
 
 def generate_semantic(lexicon: Lexicon, constructions: Iterable[str] | str | None = None,
-                      paper_compatible: bool = False) -> list[SemanticItem]:
+                      *, paper_compatible: bool = False) -> list[SemanticItem]:
     """Blocks of 8 per base and construction: construction then "or", each context order x
     follow-up order, in the published row order (construction by construction)."""
-    bases = iter_bases(lexicon, paper_compatible)
+    bases = iter_bases(lexicon, paper_compatible=paper_compatible)
     items = []
-    for name in resolve_constructions(lexicon, constructions, paper_compatible):
+    for name in resolve_constructions(lexicon, constructions, paper_compatible=paper_compatible):
         for base in bases:
             for connective in (lexicon.constructions[name], lexicon.semantic_control):
                 for context_order in CONTEXT_ORDERS:
@@ -76,14 +77,14 @@ def manipulations(base: Base, connective: str) -> dict[str, str]:
 
 
 def generate_syntax(lexicon: Lexicon, constructions: Iterable[str] | str | None = None,
-                    paper_compatible: bool = False) -> list[SyntaxItem]:
+                    *, paper_compatible: bool = False) -> list[SyntaxItem]:
     """Per aligned base: for each construction and then the control "and", the base sentence and
     its manipulations (the paper's Table 3 and Appendix C), in the authors' row order."""
-    names = resolve_constructions(lexicon, constructions, paper_compatible)
+    names = resolve_constructions(lexicon, constructions, paper_compatible=paper_compatible)
     connectives = [(n, lexicon.constructions[n]) for n in names]
     connectives.append((lexicon.syntax_control, lexicon.syntax_control))
     items = []
-    for base in iter_bases(lexicon, paper_compatible):
+    for base in iter_bases(lexicon, paper_compatible=paper_compatible):
         for name, connective in connectives:
             for manipulation, sentence in manipulations(base, connective).items():
                 items.append(build(
@@ -106,11 +107,11 @@ def affinity_spans(sentence: str, connective: str,
 
 
 def generate_affinity(lexicon: Lexicon, constructions: Iterable[str] | str | None = None,
-                      paper_compatible: bool = False) -> list[AffinityItem]:
+                      *, paper_compatible: bool = False) -> list[AffinityItem]:
     """Each construction's contexts (both orders) with the character spans of its fixed words."""
-    bases = iter_bases(lexicon, paper_compatible)
+    bases = iter_bases(lexicon, paper_compatible=paper_compatible)
     items = []
-    for name in resolve_constructions(lexicon, constructions, paper_compatible):
+    for name in resolve_constructions(lexicon, constructions, paper_compatible=paper_compatible):
         connective = lexicon.constructions[name]
         words = tuple(connective.split())
         if paper_compatible:
@@ -125,5 +126,5 @@ def generate_affinity(lexicon: Lexicon, constructions: Iterable[str] | str | Non
     return items
 
 
-GENERATORS: dict[str, Callable[..., Sequence[Item]]] = {
-    "semantic": generate_semantic, "syntax": generate_syntax, "affinity": generate_affinity}
+GENERATORS: dict[SuiteName, Callable[..., Sequence[Item]]] = {
+    SuiteName.SEMANTIC: generate_semantic, SuiteName.SYNTAX: generate_syntax, SuiteName.AFFINITY: generate_affinity}

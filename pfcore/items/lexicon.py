@@ -96,7 +96,7 @@ class Lexicon:
     frames: tuple[Frame, ...]
     paper: PaperQuirks
 
-    def inventory(self, paper_compatible: bool) -> tuple[tuple[Frame, ...], tuple[Modal, ...],
+    def inventory(self, *, paper_compatible: bool) -> tuple[tuple[Frame, ...], tuple[Modal, ...],
                                                          tuple[Pronoun, ...]]:
         """Frames, modals and pronouns in generation order: all of them, or the published ones."""
         if not paper_compatible:
@@ -115,7 +115,7 @@ class Lexicon:
         """The end of the frame's scale that is the easier task (the one that is not `harder`)."""
         return next(end for end in self.scales[frame.scale].ends if end != frame.harder)
 
-    def adjectives(self, frame: Frame, end: str, paper_compatible: bool = False) -> tuple[str, ...]:
+    def adjectives(self, frame: Frame, end: str, *, paper_compatible: bool = False) -> tuple[str, ...]:
         """The adjectives a frame uses at one end, spelled as the chosen mode writes them."""
         if paper_compatible and end in self.paper.ends.get(frame.scale, {}):
             words = self.paper.ends[frame.scale][end]
@@ -295,7 +295,7 @@ class LexiconChecker(YamlChecker):
         return tuple(out)
 
     def narrowed(self, value: Any, where: Where, scale: Scale | None,
-                 allow_repeats: bool = False) -> dict[str, tuple[str, ...]]:
+                 *, allow_repeats: bool = False) -> dict[str, tuple[str, ...]]:
         """Adjective lists per end that must all be on that end of the scale."""
         if value is None:
             return {}

@@ -7,19 +7,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, TypeVar
 
+from pfcore.names import Construction, SuiteName
 from pfcore.scoring.requests import BLANK
 
-# Construction name -> its fixed words, as the published files name them.
-CONSTRUCTIONS: dict[str, str] = {
-    "let_alone": "let alone",
-    "much_less": "much less",
-    "not_to_mention": "not to mention",
-    "never_mind": "never mind",
-}
-# The same constructions as the published per-checkpoint summaries spell them (semantic files:
-# "letalone"; syntactic files use the words themselves, as CONSTRUCTIONS gives them).
-PUBLISHED_NAMES: dict[str, str] = {name: words.replace(" ", "") for name, words in CONSTRUCTIONS.items()}
-PF_CONSTRUCTIONS: tuple[str, ...] = tuple(PUBLISHED_NAMES.values())
+# Construction name -> its fixed words, as the published files name them (names.Construction spells both).
+CONSTRUCTIONS: dict[str, str] = {c.value: c.words for c in Construction}
+# The constructions as the published per-checkpoint semantic summaries spell them ("letalone").
+PF_CONSTRUCTIONS: tuple[str, ...] = tuple(c.published for c in Construction)
 SYNTAX_CONTROL = "and"  # the syntactic suite's control "construction"
 MASK = BLANK  # the blank of a semantic follow-up
 FILLS: tuple[str, str] = ("easier", "harder")
@@ -47,7 +41,7 @@ class SemanticItem:
     repeat numbers identical copies of a block (the published sets list some blocks twice).
     """
 
-    KIND: ClassVar[str] = "semantic"
+    SUITE: ClassVar[SuiteName] = SuiteName.SEMANTIC  # the suite the item belongs to
     item_id: str
     block_id: str
     construction: str
@@ -77,7 +71,7 @@ class SemanticItem:
     def ids_of(cls, v: Mapping[str, Any]) -> dict[str, str]:
         """The ids for this content (item_id from the text, block_id from the block's content)."""
         return {
-            "item_id": content_hash(cls.KIND, v["construction"], v["connective"], v["context"],
+            "item_id": content_hash(cls.SUITE, v["construction"], v["connective"], v["context"],
                                     v["followup"], list(v["fills"]), v["repeat"]),
             "block_id": content_hash("semantic-block", v["construction"], v["frame"],
                                      v["pronoun"], v["modal"], v["weak_adj"], v["strong_adj"],
@@ -93,7 +87,7 @@ class SyntaxItem:
     construction's rows pair with the "and" rows of the same base and manipulation.
     """
 
-    KIND: ClassVar[str] = "syntax"
+    SUITE: ClassVar[SuiteName] = SuiteName.SYNTAX  # the suite the item belongs to
     item_id: str
     base_id: str
     construction: str
@@ -115,7 +109,7 @@ class SyntaxItem:
     def ids_of(cls, v: Mapping[str, Any]) -> dict[str, str]:
         """The ids for this content (base_id from the base's content, not the connective)."""
         return {
-            "item_id": content_hash(cls.KIND, v["construction"], v["connective"],
+            "item_id": content_hash(cls.SUITE, v["construction"], v["connective"],
                                     v["manipulation"], v["sentence"], v["repeat"]),
             "base_id": content_hash("syntax-base", v["frame"], v["pronoun"], v["modal"],
                                     v["weak_adj"], v["strong_adj"], v["context_order"],
@@ -127,7 +121,7 @@ class SyntaxItem:
 class AffinityItem:
     """A construction sentence for Global Affinity: its fixed words and their character spans."""
 
-    KIND: ClassVar[str] = "affinity"
+    SUITE: ClassVar[SuiteName] = SuiteName.AFFINITY  # the suite the item belongs to
     item_id: str
     construction: str
     sentence: str
@@ -148,14 +142,14 @@ class AffinityItem:
     def ids_of(cls, v: Mapping[str, Any]) -> dict[str, str]:
         """The id for this content."""
         return {
-            "item_id": content_hash(cls.KIND, v["construction"], v["sentence"], list(v["words"]),
+            "item_id": content_hash(cls.SUITE, v["construction"], v["sentence"], list(v["words"]),
                                     [list(span) for span in v["spans"]], v["repeat"]),
         }
 
 
 Item = SemanticItem | SyntaxItem | AffinityItem
-ITEM_TYPES: dict[str, type[SemanticItem] | type[SyntaxItem] | type[AffinityItem]] = {
-    cls.KIND: cls for cls in (SemanticItem, SyntaxItem, AffinityItem)
+ITEM_TYPES: dict[SuiteName, type[SemanticItem] | type[SyntaxItem] | type[AffinityItem]] = {
+    cls.SUITE: cls for cls in (SemanticItem, SyntaxItem, AffinityItem)
 }
 T = TypeVar("T", SemanticItem, SyntaxItem, AffinityItem)
 
@@ -170,6 +164,6 @@ def computed_ids(item: Item) -> dict[str, str]:
     return item.ids_of(vars(item))
 
 
-def field_names(kind: str) -> list[str]:
-    """The column names of an item kind, in schema order."""
-    return [f.name for f in fields(ITEM_TYPES[kind])]
+def field_names(suite: SuiteName) -> list[str]:
+    """The column names of a suite's items, in schema order."""
+    return [f.name for f in fields(ITEM_TYPES[suite])]

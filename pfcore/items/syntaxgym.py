@@ -27,7 +27,7 @@ LONG_COLUMNS = ("item_number", "condition_name", "region_number", "region_name",
 SENTENCE_COLUMN = "sentence"
 MAX_CELL = 131_072  # characters; the csv module's default field limit
 SUITE_KEYS = ("meta", "region_meta", "predictions", "items")
-KIND_NAMES = {dict: "an object", list: "a list", str: "text", int: "a whole number"}
+TYPE_NAMES = {dict: "an object", list: "a list", str: "text", int: "a whole number"}
 
 Span = tuple[int, int]
 RawCondition = tuple[str, list[tuple[int, str]]]  # name, (region number, content) in order
@@ -224,7 +224,7 @@ def read_suite(path: str | Path) -> GymSuite:
     path = Path(path)
     data = _load_json(path)
     if not isinstance(data, dict):
-        raise InputError(f"{path}: a suite must be a JSON object, not {_kind(data)}")
+        raise InputError(f"{path}: a suite must be a JSON object, not {_type_name(data)}")
     name = _suite_name(data, path)
     label = str(path)
     missing = [key for key in SUITE_KEYS if key not in data]
@@ -263,25 +263,25 @@ def _load_json(path: Path) -> Any:
         raise InputError(f"{path}: the JSON is nested too deeply") from None
 
 
-def _kind(value: Any) -> str:
-    """The JSON kind of a value, for messages."""
+def _type_name(value: Any) -> str:
+    """The JSON type of a value, for messages."""
     if isinstance(value, bool):
         return "true/false"
     if isinstance(value, float):
         return "a decimal number"
-    for kind, name in KIND_NAMES.items():
-        if isinstance(value, kind) and not isinstance(value, bool):
+    for expected, name in TYPE_NAMES.items():
+        if isinstance(value, expected) and not isinstance(value, bool):
             return name
     return "null"
 
 
-def _typed(obj: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
-    """obj[key], which must be there and of `kind`; InputError naming `where` otherwise."""
+def _typed(obj: Mapping[str, Any], key: str, expected: type, where: str) -> Any:
+    """obj[key], which must be there and of the `expected` type; InputError naming `where` otherwise."""
     if key not in obj:
         raise InputError(f"{where}: {key!r} is missing")
     value = obj[key]
-    if not isinstance(value, kind) or isinstance(value, bool):
-        raise InputError(f"{where}: {key!r} must be {KIND_NAMES[kind]}, not {_kind(value)}")
+    if not isinstance(value, expected) or isinstance(value, bool):
+        raise InputError(f"{where}: {key!r} must be {TYPE_NAMES[expected]}, not {_type_name(value)}")
     return value
 
 
@@ -307,7 +307,7 @@ def _formula_text(prediction: Any, index: int, label: str) -> str:
     """The formula text of one prediction; only SyntaxGym's "formula" type exists."""
     where = f"{label}, prediction {index}"
     if not isinstance(prediction, dict):
-        raise InputError(f"{where}: must be an object, not {_kind(prediction)}")
+        raise InputError(f"{where}: must be an object, not {_type_name(prediction)}")
     if prediction.get("type") != "formula":
         raise InputError(f"{where}: unknown prediction type (only the type 'formula' is known)")
     text: str = _typed(prediction, "formula", str, where)
@@ -318,13 +318,13 @@ def _raw_item(raw: Any, index: int, label: str) -> RawItem:
     """(item number, conditions) of one JSON item, with every field's type checked."""
     where = f"{label}, item at position {index}"
     if not isinstance(raw, dict):
-        raise InputError(f"{where}: must be an object, not {_kind(raw)}")
+        raise InputError(f"{where}: must be an object, not {_type_name(raw)}")
     number: int = _typed(raw, "item_number", int, where)
     where = f"{label}, item {number}"
     conditions = []
     for position, condition in enumerate(_typed(raw, "conditions", list, where), start=1):
         if not isinstance(condition, dict):
-            raise InputError(f"{where}: each condition must be an object, not {_kind(condition)}")
+            raise InputError(f"{where}: each condition must be an object, not {_type_name(condition)}")
         name: str = _typed(condition, "condition_name", str, f"{where}, condition {position}")
         regions = [_raw_region(region, f"{where}, condition {position}")
                    for region in _typed(condition, "regions", list, f"{where}, condition {position}")]
@@ -335,7 +335,7 @@ def _raw_item(raw: Any, index: int, label: str) -> RawItem:
 def _raw_region(raw: Any, where: str) -> tuple[int, str]:
     """(region number, content) of one JSON region."""
     if not isinstance(raw, dict):
-        raise InputError(f"{where}: each region must be an object, not {_kind(raw)}")
+        raise InputError(f"{where}: each region must be an object, not {_type_name(raw)}")
     return _typed(raw, "region_number", int, where), _typed(raw, "content", str, where)
 
 

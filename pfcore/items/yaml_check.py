@@ -1,6 +1,6 @@
 """A checker of YAML trees: plain data from the nodes with each entry's line, and problems that name
 the file, the line and the entry, all collected before any is reported. A problem names the schema's
-fields and the kind of what was found, never an unknown key's name or a value (a YAML given by
+fields and the type of what was found, never an unknown key's name or a value (a YAML given by
 mistake may hold `db_password: ...`). The lexicon and sweep plans subclass it with their own sections."""
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ class YamlChecker:
             key = self.scalar(node, where)
             if isinstance(key, str):
                 return key
-            found = f"{kind_of(key)} (quote it)"
+            found = f"{type_name(key)} (quote it)"
         else:
             found = "a list" if isinstance(node, yaml.SequenceNode) else "a mapping"
         self.fail(where, f"a key must be text, found {found}", _line(node))
@@ -86,7 +86,7 @@ class YamlChecker:
         if value is None:
             self.missing(where)
         else:
-            self.fail(where, f"expected a mapping, found {kind_of(value)}")
+            self.fail(where, f"expected a mapping, found {type_name(value)}")
         return {}
 
     def sequence(self, value: Any, where: Where) -> list[Any]:
@@ -105,7 +105,7 @@ class YamlChecker:
             self.missing(where)
             return ""
         if not isinstance(value, str) or not value.strip():
-            self.fail(where, f"expected text, found {kind_of(value)}")
+            self.fail(where, f"expected text, found {type_name(value)}")
             return ""
         if pattern and not all(pattern.match(w) for w in value.split()):
             self.fail(where, f"{value!r} must be lowercase words")
@@ -126,13 +126,13 @@ class YamlChecker:
         self.problems, self._places = [p for p, _ in kept], [w for _, w in kept]
 
 
-def kind_of(value: Any) -> str:
+def type_name(value: Any) -> str:
     """What a YAML value is, in words, for messages that must not repeat it."""
     if isinstance(value, bool):
         return "true/false"
     names = ((int, "a whole number"), (float, "a decimal number"), (str, "text"), (list, "a list"),
              (dict, "a mapping"))
-    return next((name for kind, name in names if isinstance(value, kind)), "nothing" if value is None else
+    return next((name for python_type, name in names if isinstance(value, python_type)), "nothing" if value is None else
                 f"a {type(value).__name__}")
 
 

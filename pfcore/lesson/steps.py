@@ -18,7 +18,7 @@ from pfcore.items.schema import SYNTAX_CONTROL
 from pfcore.lesson import notice
 from pfcore.lesson.notice import FORM, MEANING, Numbers
 from pfcore.lesson.paper import anecdote_note, own_run_note, percent
-from pfcore.names import Construction
+from pfcore.names import Construction, Reduction
 from pfcore.plots.accuracy import accuracy_vs_parameters_figure, mark_own_runs
 from pfcore.plots.lesson import grouped_bars_figure, next_words_figure
 from pfcore.plots.tokens import token_bars_figure
@@ -211,7 +211,7 @@ def _form(context: LessonContext, inputs: Mapping[str, str]) -> Numbers:
     with "and": each sentence's surprisal (bits per token, the syntactic suite's mean) and the rise."""
     probe = _frame_probe(inputs["sentence"], "The form test")
     items = list(probe.syntax_items)
-    rows = syntax.row_scores(items, score_cached(context.scorer, syntax.requests(items), context.cache), "mean")
+    rows = syntax.row_scores(items, score_cached(context.scorer, syntax.requests(items), context.cache), Reduction.MEAN)
     table = []
     for name, connective in ((probe.construction, probe.connective), (SYNTAX_CONTROL, SYNTAX_CONTROL)):
         mine = rows[rows["construction"] == name].set_index("manipulation")

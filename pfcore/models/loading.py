@@ -23,6 +23,7 @@ from pfcore.models import gguf_convert
 from pfcore.models.hub import missing_revision
 from pfcore.models.memory import keep_freed_memory
 from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
+from pfcore.names import ModelKind
 from pfcore.paths import models_dir
 
 if TYPE_CHECKING:  # torch and transformers load only when a model does (a cached run needs neither)
@@ -173,11 +174,11 @@ def _load_kwargs(spec: ModelSpec, source: str, local: bool) -> dict[str, object]
 
 def _auto_class_name(spec: ModelSpec, archs: str) -> str:
     """The auto class for the spec's kind, refusing a mismatch with the architectures it names."""
-    if spec.kind == "masked" and ("CausalLM" in archs or "LMHeadModel" in archs):
+    if spec.kind == ModelKind.MASKED and ("CausalLM" in archs or "LMHeadModel" in archs):
         raise ModelLoadError(f"{spec.label} is a causal model ({archs}); choose kind 'causal'")
-    if spec.kind == "causal" and "MaskedLM" in archs:
+    if spec.kind == ModelKind.CAUSAL and "MaskedLM" in archs:
         raise ModelLoadError(f"{spec.label} is a masked model ({archs}); choose kind 'masked'")
-    return "AutoModelForMaskedLM" if spec.kind == "masked" else "AutoModelForCausalLM"
+    return "AutoModelForMaskedLM" if spec.kind == ModelKind.MASKED else "AutoModelForCausalLM"
 
 
 def _auto_class(spec: ModelSpec, config: object) -> Any:

@@ -8,7 +8,8 @@ import os
 import sys
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Literal
+
+from pfcore.names import ModelKind, named
 
 # The embedded default: SmolLM2-135M-Instruct, quantized to 4 bits (Q4_1) in its GGUF file and
 # dequantized to float32 here; instruction tuning and quantization both set it apart from the
@@ -16,7 +17,6 @@ from typing import Literal
 DEFAULT_MODEL = "smollm2-135m-instruct-q4_1"
 DEFAULT_MODEL_TITLE = "SmolLM2-135M-Instruct (4-bit Q4_1 GGUF, dequantized to float32)"
 ALIASES = {"smollm2-135m": DEFAULT_MODEL}  # the short name earlier versions used
-Kind = Literal["causal", "masked"]
 DTYPES = ("float32", "bfloat16", "float16")
 
 
@@ -29,11 +29,13 @@ class ModelSpec:
     revision: str | None = None
     dtype: str = "float32"
     device: str = "cpu"
-    kind: Kind = "causal"
+    kind: ModelKind = ModelKind.CAUSAL
     trust_remote_code: bool = False
 
     def __post_init__(self) -> None:
+        """The default's old alias becomes its name; a kind given as text becomes a ModelKind."""
         object.__setattr__(self, "name", ALIASES.get(self.name, self.name))
+        object.__setattr__(self, "kind", named(ModelKind, self.kind, "model kind"))
 
     def as_dict(self) -> dict[str, object]:
         """Plain dict for manifests and cache keys."""

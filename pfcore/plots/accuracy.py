@@ -5,7 +5,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from pfcore.plots.common import CONSTRUCTION_TITLES, require_columns
+from pfcore.names import construction_title
+from pfcore.plots.common import require_columns
 
 SYMBOLS = {"CausalLM": "circle", "MLM": "diamond"}
 
@@ -50,7 +51,7 @@ def accuracy_bars_figure(accuracy: pd.DataFrame, chance: float | None = 0.5, tit
     fig = go.Figure()
     for filt, group in accuracy.groupby("filter", sort=False):
         fig.add_trace(go.Bar(
-            x=[CONSTRUCTION_TITLES.get(c, c) for c in group["construction"]],
+            x=[construction_title(c) for c in group["construction"]],
             y=group["accuracy"], name=str(filt), hovertemplate="%{x}, %{fullData.name}: %{y:.3f}<extra></extra>",
             error_y={"type": "data", "symmetric": False,
                      "array": group["ci_high"] - group["accuracy"],

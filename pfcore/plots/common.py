@@ -6,10 +6,6 @@ import textwrap
 import pandas as pd
 import plotly.graph_objects as go
 
-from pfcore.items.schema import CONSTRUCTIONS, PUBLISHED_NAMES
-
-CONSTRUCTION_TITLES = {PUBLISHED_NAMES[name]: words.capitalize() for name, words in CONSTRUCTIONS.items()}
-
 
 def require_columns(df: pd.DataFrame, columns: tuple[str, ...], what: str) -> None:
     """ValueError naming the missing columns: the builders take fixed shapes."""

@@ -12,7 +12,8 @@ from plotly.subplots import make_subplots
 from pfcore.analysis.fdcorr import FDCorrelation
 from pfcore.analysis.trajectories import log_axis, readable_series
 from pfcore.errors import InputError
-from pfcore.plots.common import CONSTRUCTION_TITLES, require_columns
+from pfcore.names import construction_title
+from pfcore.plots.common import require_columns
 
 CHANCE = 0.5
 STEP_HOVER = "%{fullData.name}<br>step %{x:,}<br>%{y:.3f}%{customdata}<extra></extra>"  # rounded; whole names
@@ -57,7 +58,7 @@ def _interval_notes(group: pd.DataFrame) -> list[str]:
             for lo, hi, n in zip(group["ci_low"], group["ci_high"], group["n"])]
 
 
-def trajectory_figure(curves: pd.DataFrame, title: str | None = None, log_x: bool = True,
+def trajectory_figure(curves: pd.DataFrame, title: str | None = None, *, log_x: bool = True,
                       chance: float | None = CHANCE) -> go.Figure:
     """One line per series over checkpoints, with a dashed chance line (Figure 2), and a shaded
     95% interval where the curves have one (columns ci_low, ci_high, n).
@@ -80,7 +81,7 @@ def trajectory_figure(curves: pd.DataFrame, title: str | None = None, log_x: boo
     return fig
 
 
-def construction_panels_figure(curves: pd.DataFrame, log_x: bool = True,
+def construction_panels_figure(curves: pd.DataFrame, *, log_x: bool = True,
                                chance: float | None = CHANCE) -> go.Figure:
     """One panel per construction, one line per filter in each (Figure 3), every panel with its own
     tick labels, and a shaded 95% interval where the curves have one.
@@ -93,7 +94,7 @@ def construction_panels_figure(curves: pd.DataFrame, log_x: bool = True,
     cols = min(2, len(constructions))
     rows = math.ceil(len(constructions) / cols)
     fig = make_subplots(rows=rows, cols=cols, shared_yaxes=True,
-                        subplot_titles=[CONSTRUCTION_TITLES.get(c, c) for c in constructions])
+                        subplot_titles=[construction_title(c) for c in constructions])
     filters = list(dict.fromkeys(curves["filter"]))
     for i, construction in enumerate(constructions):
         row, col = divmod(i, cols)

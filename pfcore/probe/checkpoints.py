@@ -27,7 +27,6 @@ from pfcore.probe.words import focus2_bits
 from pfcore.scoring.factory import LazyScorer
 from pfcore.scoring.methods import text_method
 from pfcore.scoring.requests import LN2, RequestScorer
-from pfcore.scoring.requests import Reduction as ReductionLike
 from pfcore.store.cache import ScoreCache
 from pfcore.suites.checkpoints import Checkpoint
 
@@ -36,12 +35,12 @@ ScorerOf = Callable[[ModelSpec], RequestScorer]
 Started = Callable[[int, int, Checkpoint], None]  # checkpoint number (from 1), how many, the checkpoint
 
 
-def effect_column(reduction: ReductionLike) -> str:
+def effect_column(reduction: Reduction) -> str:
     """The series' effect column, named with its unit ("effect_bits_per_token" for the mean)."""
     return unit_key("effect", UNIT[checked_reduction(reduction)])
 
 
-def columns(reduction: ReductionLike) -> tuple[str, ...]:
+def columns(reduction: Reduction) -> tuple[str, ...]:
     """The series' columns, in order."""
     return ("checkpoint", "step", effect_column(reduction), "n_correct", "n_decisions", "verdict", *FOCUS2_COLUMNS,
             "suite_accuracy")
@@ -87,7 +86,7 @@ def model_scorer(spec: ModelSpec) -> RequestScorer:
 
 
 def probe_checkpoint(scorer: RequestScorer, point: Checkpoint, probe: Probe, pairs: Sequence[tuple[str, str]] = (),
-                     *, cache: ScoreCache | None = None, reduction: ReductionLike = Reduction.MEAN,
+                     *, cache: ScoreCache | None = None, reduction: Reduction = Reduction.MEAN,
                      corrected: bool = True) -> CheckpointProbe:
     """Score the sentence's decisions (when it has some: the frame's, or the pairs') and its words at
     one checkpoint (`scorer` is that checkpoint's), in one scorer call."""
@@ -101,7 +100,7 @@ def probe_checkpoint(scorer: RequestScorer, point: Checkpoint, probe: Probe, pai
 
 def probe_checkpoints(points: Sequence[Checkpoint], probe: Probe, pairs: Sequence[tuple[str, str]] = (), *,
                       series: str, results: pd.DataFrame, cache: ScoreCache | None = None,
-                      reduction: ReductionLike = Reduction.MEAN, corrected: bool = True,
+                      reduction: Reduction = Reduction.MEAN, corrected: bool = True,
                       scorer_of: ScorerOf = model_scorer, started: Started | None = None,
                       done: Callable[[int, int, CheckpointProbe], None] | None = None) -> CheckpointSeries:
     """The sentence at each checkpoint in turn (see the module), one model in memory at a time;
@@ -133,7 +132,7 @@ def distinct_weights(probes: Sequence[CheckpointProbe]) -> tuple[list[Checkpoint
 
 
 def checkpoint_series(probes: Sequence[CheckpointProbe], results: pd.DataFrame, series: str,
-                      construction: str, *, reduction: ReductionLike = Reduction.MEAN) -> pd.DataFrame:
+                      construction: str, *, reduction: Reduction = Reduction.MEAN) -> pd.DataFrame:
     """One row per checkpoint, ordered by step, with the suite's accuracy at that step where the
     results table holds a trajectory of `series` (NaN elsewhere)."""
     table = pd.DataFrame([p.row() for p in probes], columns=list(columns(reduction))[:-1])

@@ -18,6 +18,7 @@ from pfcore.analysis.base_rates import base_rates, describe_base_rates
 from pfcore.cli_common import add_checkpoint_args, add_model_args, json_rows, print_envelope, specs_from_args
 from pfcore.errors import InputError
 from pfcore.models.spec import ModelSpec
+from pfcore.names import Reduction
 from pfcore.probe.checkpoints import CheckpointProbe, effect_column, model_scorer, probe_checkpoints
 from pfcore.probe.detect import Probe, analyze_sentence
 from pfcore.probe.propose import Proposal, propose_followups
@@ -48,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--propose", action="store_true", help="print the follow-ups pfcore proposes for the "
                    "sentence, in the paper's form (not scored)")
     p.add_argument("--auto", action="store_true", help="score the proposed follow-ups as a pair (implies --propose)")
-    p.add_argument("--reduction", choices=REDUCTIONS, default="mean",
+    p.add_argument("--reduction", choices=REDUCTIONS, default=Reduction.MEAN.value,
                    help="mean log-prob per token (the paper's code, default) or sum (a departure from it)")
     p.add_argument("--words", action="store_true", help="add the sentence word by word: each word's surprisal "
                    "(bits) with the construction and with 'or', and the difference (needs no follow-up pair)")
@@ -71,7 +72,7 @@ def pairs_from_args(args: argparse.Namespace) -> list[tuple[str, str]]:
 
 
 def proposed_pairs(probe: Probe, proposal: Proposal | None, pairs: list[tuple[str, str]],
-                   auto: bool) -> list[tuple[str, str]]:
+                   *, auto: bool) -> list[tuple[str, str]]:
     """The proposed pair to score with --auto (none for a frame sentence without pairs: its block
     already holds the proposed follow-ups); an InputError saying why when nothing could be proposed."""
     if not auto or proposal is None or (probe.fits_frame and not pairs):
@@ -107,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(probe.message.splitlines()[0])
     pairs = pairs_from_args(args)
     proposal = propose_followups(probe) if args.propose or args.auto else None
-    proposed = proposed_pairs(probe, proposal, pairs, args.auto)
+    proposed = proposed_pairs(probe, proposal, pairs, auto=args.auto)
     has_decisions = bool(pairs or proposed) or probe.fits_frame
     over_checkpoints = bool(args.revisions or args.checkpoint_dir)
     if not (has_decisions or args.words or proposal or over_checkpoints):

@@ -15,7 +15,7 @@ from pfcore.suites import syntax
 
 CONTEXTS = ("construction", "control")
 FOLLOWUPS = ("entailed", "contradicted")
-UNITS = {"sum": "bits", "mean": "bits per token"}
+UNITS = {r: r.unit for r in Reduction}
 
 
 @dataclass(frozen=True, eq=False)
@@ -38,7 +38,7 @@ class ProbeResult:
 
 
 def score_probe(scorer: RequestScorer, probe: Probe, entailed: str, contradicted: str,
-                cache: ScoreCache | None = None, reduction: Reduction = "mean",
+                cache: ScoreCache | None = None, reduction: Reduction = Reduction.MEAN,
                 top_k: int = 5) -> ProbeResult:
     """Score both follow-ups after the construction and after "or" (and both sentences alone):
     the log-odds shift of each (nats; mean per token by default, as the paper's code), the
@@ -62,7 +62,8 @@ def detail_requests(probe: Probe, entailed: str, contradicted: str) -> list[Requ
 
 
 def detail_result(scorer: RequestScorer, probe: Probe, entailed: str, contradicted: str,
-                  scores: Sequence[TokenScores], *, reduction: Reduction = "mean", top_k: int = 5) -> ProbeResult:
+                  scores: Sequence[TokenScores], *, reduction: Reduction = Reduction.MEAN,
+                  top_k: int = 5) -> ProbeResult:
     """One decision in detail from the scores of `detail_requests` (in their order)."""
     contexts = dict(zip(CONTEXTS, (probe.text, probe.control)))
     followups = dict(zip(FOLLOWUPS, (entailed, contradicted)))
@@ -130,7 +131,7 @@ def _verdict(probe: Probe, shift_nats: dict[str, float], unit: str) -> str:
 
 
 def score_manipulations(scorer: RequestScorer, probe: Probe, cache: ScoreCache | None = None,
-                        reduction: Reduction = "mean") -> pd.DataFrame:
+                        reduction: Reduction = Reduction.MEAN) -> pd.DataFrame:
     """Per manipulation, the surprisal rise over the base sentence with the construction and with
     "and" (mean log-prob per token, as the syntactic suite), and whether the construction's is larger."""
     requests = manipulation_requests(probe)
@@ -145,7 +146,8 @@ def manipulation_requests(probe: Probe) -> list[Request]:
     return syntax.requests(probe.syntax_items)
 
 
-def manipulation_table(probe: Probe, scores: Sequence[TokenScores], *, reduction: Reduction = "mean") -> pd.DataFrame:
+def manipulation_table(probe: Probe, scores: Sequence[TokenScores], *,
+                       reduction: Reduction = Reduction.MEAN) -> pd.DataFrame:
     """The manipulations' rises from the scores of `manipulation_requests` (in their order)."""
     rows = syntax.row_scores(list(probe.syntax_items), scores, reduction)
     dec = syntax.decisions(rows).set_index("manipulation")

@@ -22,7 +22,6 @@ from pfcore.probe.detect import Probe, checked_reduction
 from pfcore.probe.score import ProbeResult, detail_requests, detail_result, manipulation_requests, manipulation_table
 from pfcore.probe.verdict import DecisionPlan, PlannedDecision, ProbeVerdict, plan_decisions
 from pfcore.probe.words import sentence_requests, word_table
-from pfcore.scoring.requests import Reduction as ReductionLike
 from pfcore.scoring.requests import Request, RequestScorer, TokenScores
 from pfcore.scoring.words import ScoredText, texts_from_scores, unpack_bow
 from pfcore.store.cache import ScoreCache, ScoreStats, score_cached
@@ -56,7 +55,7 @@ class ProbeSections:
 
 def probe_sections(scorer: RequestScorer, probe: Probe, *, sections: Collection[Section] = ALL_SECTIONS,
                    pairs: Sequence[tuple[str, str]] = (), proposed: Sequence[tuple[str, str]] = (),
-                   detail: int = 0, cache: ScoreCache | None = None, reduction: ReductionLike = Reduction.MEAN,
+                   detail: int = 0, cache: ScoreCache | None = None, reduction: Reduction = Reduction.MEAN,
                    corrected: bool = True, top_k: int = 5) -> ProbeSections:
     """Score the asked-for sections of one probe in one scorer call (see the module); `detail` is
     the index of the decision shown token by token."""
@@ -101,7 +100,7 @@ def _built(scorer: RequestScorer, probe: Probe, parts: dict[Section, list[Reques
                           reduction=reduction, top_k=top_k) if chosen is not None else None
     rises = manipulation_table(probe, plain[Section.MANIPULATIONS], reduction=reduction) \
         if Section.MANIPULATIONS in parts else None
-    return ProbeSections(probe, sentences, word_table(probe, *sentences, corrected) if sentences else None,
+    return ProbeSections(probe, sentences, word_table(probe, *sentences, corrected=corrected) if sentences else None,
                          verdict, shown, rises, stats)
 
 

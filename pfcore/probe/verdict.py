@@ -18,7 +18,6 @@ from pfcore.names import Reduction
 from pfcore.probe.detect import Probe, analyze_sentence, checked_pair, checked_reduction
 from pfcore.probe.swap import swap_foci
 from pfcore.scoring.requests import LN2, Request, RequestScorer, TokenScores, reduce_all
-from pfcore.scoring.requests import Reduction as ReductionLike
 from pfcore.store.cache import ScoreCache, score_cached
 from pfcore.suites import semantic
 
@@ -28,7 +27,7 @@ AS_TYPED, SWAPPED = "as typed", "swapped"
 SUITE, TYPED, PROPOSED = "suite", "typed", "proposed"
 CAVEAT = ("One sentence is not a measurement: these numbers depend on the tokenizer and on how "
           "token log-probabilities are combined; read them against the suite's accuracy.")
-UNIT = {"mean": "bits per token", "sum": "bits"}
+UNIT = {r: r.unit for r in Reduction}
 
 
 def unit_key(name: str, unit: str) -> str:
@@ -201,7 +200,7 @@ def plan_decisions(probe: Probe, pairs: Sequence[tuple[str, str]] = (), *,
 
 
 def probe_sentence(scorer: RequestScorer, probe: Probe, pairs: Sequence[tuple[str, str]] = (),
-                   cache: ScoreCache | None = None, reduction: ReductionLike = Reduction.MEAN) -> ProbeVerdict:
+                   cache: ScoreCache | None = None, reduction: Reduction = Reduction.MEAN) -> ProbeVerdict:
     """The verdict on a sentence: its suite block when it is in the paper's frame (and no pairs
     are given), else two decisions per (entailed, contradicted) pair (see `plan_decisions`)."""
     reduction = checked_reduction(reduction)

@@ -27,15 +27,15 @@ def sentence_requests(probe: Probe) -> list[Request]:
 
 
 def score_sentences(scorer: RequestScorer, probe: Probe, cache: ScoreCache | None,
-                    corrected: bool = True) -> tuple[ScoredText, ScoredText]:
+                    *, corrected: bool = True) -> tuple[ScoredText, ScoredText]:
     """The sentence and its control, scored word by word (through the cache)."""
     if probe.construction is None:
         raise InputError(probe.message)
-    cxn, ctl = score_texts(scorer, sentence_requests(probe), through_cache(cache), corrected)
+    cxn, ctl = score_texts(scorer, sentence_requests(probe), through_cache(cache), corrected=corrected)
     return cxn, ctl
 
 
-def word_table(probe: Probe, cxn: ScoredText, ctl: ScoredText, corrected: bool = True) -> pd.DataFrame:
+def word_table(probe: Probe, cxn: ScoredText, ctl: ScoredText, *, corrected: bool = True) -> pd.DataFrame:
     """One row per word (the connective as one row): both sentences' surprisal in bits, with the
     BOW correction or as sums of token surprisals, and construction minus "or"."""
     before, connective, after = _regions(cxn.words, probe.span)
@@ -57,9 +57,9 @@ def word_table(probe: Probe, cxn: ScoredText, ctl: ScoredText, corrected: bool =
 
 
 def sentence_words(scorer: RequestScorer, probe: Probe, cache: ScoreCache | None,
-                   corrected: bool = True) -> pd.DataFrame:
+                   *, corrected: bool = True) -> pd.DataFrame:
     """Score the sentence and its control and return their word table (see `word_table`)."""
-    return word_table(probe, *score_sentences(scorer, probe, cache, corrected), corrected)
+    return word_table(probe, *score_sentences(scorer, probe, cache, corrected=corrected), corrected=corrected)
 
 
 def sentence_token_table(probe: Probe, cxn: ScoredText, ctl: ScoredText) -> pd.DataFrame:

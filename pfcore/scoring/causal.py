@@ -21,6 +21,7 @@ import torch
 from pfcore.errors import InputError
 from pfcore.models.identity import model_identity
 from pfcore.models.loading import LoadedModel
+from pfcore.names import ModelKind
 from pfcore.paths import JsonMemo
 from pfcore.scoring.align import Span
 from pfcore.scoring.methods import ScoringMethod
@@ -101,7 +102,7 @@ class CausalScorer:
     `bow` settings, beginning-of-word masses packed beside them (see `bow_scorer`)."""
 
     def __init__(self, loaded: LoadedModel, settings: ScorerSettings | None = None) -> None:
-        if loaded.spec.kind != "causal":
+        if loaded.spec.kind != ModelKind.CAUSAL:
             raise InputError(f"{loaded.spec.label} is a masked model: causal scoring needs a causal LM")
         self.loaded = loaded
         self.model = loaded.model
@@ -156,7 +157,7 @@ class CausalScorer:
     def cache_identity(self) -> dict[str, object]:
         """Model identity plus the settings that change scores (for the score cache)."""
         return {**model_identity(self.loaded.spec, self.loaded.source),
-                **ScoringMethod.CAUSAL.identity(self.settings.bos, self.settings.bow)}
+                **ScoringMethod.CAUSAL.identity(bos=self.settings.bos, bow=self.settings.bow)}
 
     @property
     def _bos_id(self) -> int | None:
@@ -259,12 +260,12 @@ class CausalScorer:
             logits = self.model(input_ids=input_ids, use_cache=False).logits[0, -1]
         return logits.float().log_softmax(-1).cpu().numpy().astype(np.float64)
 
-    def sequence_logprobs(self, texts: Sequence[str], reduction: Reduction = "sum") -> list[float]:
+    def sequence_logprobs(self, texts: Sequence[str], reduction: Reduction = Reduction.SUM) -> list[float]:
         """log P(sentence) reduced over its scored tokens."""
         return reduce_all(self.score([Request("", t) for t in texts]), reduction)
 
     def conditional_logprobs(self, prefixes: Sequence[str], texts: Sequence[str],
-                             reduction: Reduction = "sum") -> list[float]:
+                             reduction: Reduction = Reduction.SUM) -> list[float]:
         """log P(text | prefix) reduced over the text's tokens (prefix and text joined by a space)."""
         if len(prefixes) != len(texts):
             raise InputError("prefixes and continuations must come in pairs")

@@ -21,9 +21,10 @@ from pfcore.cli_common import (
 from pfcore.errors import InputError
 from pfcore.items.formats import write_text_atomic
 from pfcore.models.spec import ModelSpec
+from pfcore.names import Reduction
 from pfcore.paths import check_writable_file
 from pfcore.scoring.factory import LazyScorer
-from pfcore.scoring.methods import ScoringMethod
+from pfcore.scoring.methods import ScoringMethod, text_method
 from pfcore.scoring.requests import Request, RequestScorer, TokenScores, check_length, finite
 from pfcore.scoring.words import ScoredText, score_texts
 from pfcore.store.cache import ScoreCache, through_cache
@@ -54,11 +55,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--top-k", type=positive_int, nargs="?", const=TOP_K, metavar="K",
                    help=f"add each position's K most likely tokens (K = {TOP_K} when not given)")
     p.add_argument("--out", help="with --file: write the table to this CSV (atomically)")
-    p.add_argument("--bos", action="store_true", help="prepend BOS so the first token is scored too")
+    p.add_argument("--bos", action="store_true", help="causal models: prepend BOS so the first token is scored "
+                   "too (a masked model's PLL scores every token)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the score cache")
     p.add_argument("--json", action="store_true", help="print JSON: one object per model, a list under "
                    "'results' when there are several")
-    add_model_args(p, kind=False, several=True)
+    add_model_args(p, several=True)
     p.set_defaults(func=run)
 
 
@@ -78,7 +80,15 @@ def request_from_args(args: argparse.Namespace) -> Request:
     return request
 
 
-def as_json(model: str, req: Request, scores: TokenScores, bos: bool) -> dict[str, object]:
+def first_token_policy(req: Request, method: ScoringMethod, *, bos: bool) -> str:
+    """How the first token of the text was scored: PLL scores every token; a causal model needs BOS
+    or a prefix before it."""
+    if method.is_pll:
+        return "every token scored (PLL)"
+    return "bos" if bos else ("scored after prefix" if req.prefix else "first token unscored (no BOS)")
+
+
+def as_json(model: str, req: Request, scores: TokenScores, *, policy: str) -> dict[str, object]:
     """The JSON object of one scored request."""
     return {
         "model": model,
@@ -87,10 +97,9 @@ def as_json(model: str, req: Request, scores: TokenScores, bos: bool) -> dict[st
         "tokens": list(scores.tokens),
         "logprobs": [float(x) for x in scores.logprobs],
         "surprisals_bits": [float(x) for x in scores.surprisals_bits],
-        "sum_logprob": finite(scores.reduce("sum")),
-        "mean_logprob": finite(scores.reduce("mean")),
-        "first_token_policy": "bos" if bos else ("scored after prefix" if req.prefix
-                                                 else "first token unscored (no BOS)"),
+        "sum_logprob": finite(scores.reduce(Reduction.SUM)),
+        "mean_logprob": finite(scores.reduce(Reduction.MEAN)),
+        "first_token_policy": policy,
     }
 
 
@@ -107,7 +116,7 @@ def table(scores: TokenScores) -> str:
     lines = [f"{'token':<20} {'logprob':>10} {'surprisal(bits)':>16}"]
     for tok, lp, bits in zip(scores.tokens, scores.logprobs, scores.surprisals_bits):
         lines.append(f"{tok!r:<20} {lp:>10.4f} {bits:>16.4f}")
-    lines.append(f"sum logprob {scores.reduce('sum'):.4f}   mean logprob {scores.reduce('mean'):.4f}")
+    lines.append(f"sum logprob {scores.reduce(Reduction.SUM):.4f}   mean logprob {scores.reduce(Reduction.MEAN):.4f}")
     return "\n".join(lines)
 
 
@@ -159,10 +168,10 @@ def details_table(found: Details) -> str:
 def score_one(spec: ModelSpec, req: Request, args: argparse.Namespace,
               cache: ScoreCache | None) -> tuple[dict[str, object], str]:
     """One model's JSON object and text table for one request."""
-    scorer = LazyScorer(spec, ScoringMethod.CAUSAL, args.bos)
-    scored = score_texts(scorer, [req], through_cache(cache), args.corrected)[0] if args.words else None
+    scorer = text_scorer(spec, bos=args.bos)
+    scored = score_texts(scorer, [req], through_cache(cache), corrected=args.corrected)[0] if args.words else None
     scores = scored.scores if scored else through_cache(cache)(scorer, [req])[0]
-    out = as_json(spec.label, req, scores, args.bos)
+    out = as_json(spec.label, req, scores, policy=first_token_policy(req, scorer.method, bos=args.bos))
     text = [table(scores)]
     if scored:
         out["words"] = words_json(scorer, scored)
@@ -172,6 +181,15 @@ def score_one(spec: ModelSpec, req: Request, args: argparse.Namespace,
         out.update(details_json(found))
         text.append(details_table(found))
     return out, "\n".join(text)
+
+
+def text_scorer(spec: ModelSpec, *, bos: bool) -> LazyScorer:
+    """The scorer of whole texts for the model's kind: causal log-probs, or PLL (original) for a masked
+    model; --bos is refused for a masked model, whose PLL scores every token already."""
+    method = text_method(spec.kind)
+    if bos and method.is_pll:
+        raise InputError("--bos goes with causal models: a masked model's PLL scores every token already")
+    return LazyScorer(spec, method, bos)
 
 
 def file_level(args: argparse.Namespace, default: Level) -> Level:
@@ -194,8 +212,9 @@ def score_file(args: argparse.Namespace, specs: list[ModelSpec], cache: ScoreCac
     tables = []
     for spec in specs:
         bar = progress_bar(spec.label, enabled=sys.stderr.isatty() or not args.json)
-        scorer = LazyScorer(spec, ScoringMethod.CAUSAL, args.bos)
-        tables.append(stimuli_table(stimuli, scorer, spec, level, args.corrected, through_cache(cache, bar)))
+        scorer = text_scorer(spec, bos=args.bos)
+        tables.append(stimuli_table(stimuli, scorer, spec, level, corrected=args.corrected,
+                                    score=through_cache(cache, bar)))
     both = pd.concat(tables, ignore_index=True)
     if args.out:
         write_text_atomic(Path(args.out), both.to_csv(index=False), what="the table (--out)")

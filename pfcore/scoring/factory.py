@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import cached_property
+from typing import Protocol
 
 from pfcore.errors import InputError
 from pfcore.models.identity import model_identity
@@ -18,11 +19,15 @@ from pfcore.scoring.next_tokens import TOP_K, NextTokens, most_likely_next
 from pfcore.scoring.requests import Progress, Request, RequestScorer, TokenScores
 from pfcore.scoring.words import text_ids, token_spans
 
-ScorerSource = Callable[[ModelSpec, ScoringMethod, bool], RequestScorer]
-"""Builds the scorer of (model spec, method, bos): `scorer_for` here, a cached one in the app."""
+
+class ScorerSource(Protocol):
+    """Builds the scorer of a model spec and method: `scorer_for` here, a cached one in the app."""
+
+    def __call__(self, spec: ModelSpec, method: ScoringMethod, *, bos: bool) -> RequestScorer:
+        """The scorer (bos by keyword)."""
 
 
-def make_scorer(loaded: LoadedModel, method: ScoringMethod, bos: bool = False) -> RequestScorer:
+def make_scorer(loaded: LoadedModel, method: ScoringMethod, *, bos: bool = False) -> RequestScorer:
     """The request scorer of a loaded model for a method (causal, PLL, or masked-token readout)."""
     check_fits(method, loaded.spec.kind, loaded.spec.label)
     if method is ScoringMethod.CAUSAL:
@@ -38,16 +43,16 @@ def make_scorer(loaded: LoadedModel, method: ScoringMethod, bos: bool = False) -
     raise InputError(f"{method.value!r} has no request scorer: it reads the model directly")
 
 
-def scorer_for(spec: ModelSpec, method: ScoringMethod, bos: bool = False) -> RequestScorer:
+def scorer_for(spec: ModelSpec, method: ScoringMethod, *, bos: bool = False) -> RequestScorer:
     """Load the model (cached per process) and build its scorer."""
-    return make_scorer(load_model(spec), method, bos)
+    return make_scorer(load_model(spec), method, bos=bos)
 
 
 _SHARED: dict[tuple[ModelSpec, ScoringMethod, bool], tuple[LoadedModel, RequestScorer]] = {}
 _SHARED_LOCK = threading.Lock()
 
 
-def shared_scorer(spec: ModelSpec, method: ScoringMethod, bos: bool = False) -> RequestScorer:
+def shared_scorer(spec: ModelSpec, method: ScoringMethod, *, bos: bool = False) -> RequestScorer:
     """The process's one scorer of (model, method, BOS), built once per loaded model and shared by
     every caller (the app's sessions and its warm-up), so what a scorer works out once (exactness
     checks, word-start tokens) is worked out once; scorers of models no longer loaded are let go."""
@@ -58,16 +63,16 @@ def shared_scorer(spec: ModelSpec, method: ScoringMethod, bos: bool = False) -> 
                 del _SHARED[key]
         key = (spec, method, bos)
         if key not in _SHARED:
-            _SHARED[key] = (loaded, make_scorer(loaded, method, bos))
+            _SHARED[key] = (loaded, make_scorer(loaded, method, bos=bos))
         return _SHARED[key][1]
 
 
-def cache_identity(spec: ModelSpec, method: ScoringMethod, bos: bool = False,
+def cache_identity(spec: ModelSpec, method: ScoringMethod, *, bos: bool = False,
                    bow: bool = False) -> dict[str, object]:
     """The score cache's key material for a model and method (and its BOW variant), found without
     loading the model; equal to what the loaded scorer's `cache_identity()` gives."""
     source, _ = resolve_source(spec)
-    return {**model_identity(spec, source), **method.identity(bos, bow)}
+    return {**model_identity(spec, source), **method.identity(bos=bos, bow=bow)}
 
 
 class LazyScorer:
@@ -92,14 +97,14 @@ class LazyScorer:
         if self._bow_of is not None:
             return _variant(self._bow_of.scorer)
         started = time.monotonic()
-        scorer = self._source(self.spec, self._method, self.bos)
+        scorer = self._source(self.spec, self._method, bos=self.bos)
         self.load_s = time.monotonic() - started
         return scorer
 
     @cached_property
     def identity(self) -> dict[str, object]:
         """Model identity and scoring settings, found once without loading the model."""
-        return cache_identity(self.spec, self._method, self.bos, self._bow_of is not None)
+        return cache_identity(self.spec, self._method, bos=self.bos, bow=self._bow_of is not None)
 
     def cache_identity(self) -> dict[str, object]:
         """The score cache's key material (see `identity`)."""

@@ -108,13 +108,13 @@ class MaskedScorer:
                 for s in self.pll_sentences(texts, metric)]
 
     def sequence_scores(self, texts: Sequence[str], metric: Metric = "within_word_l2r",
-                        reduction: Reduction = "sum") -> list[float]:
+                        reduction: Reduction = Reduction.SUM) -> list[float]:
         """PLL of whole sentences, summed or averaged over tokens, as minicons sequence_score."""
         _check_choice("reduction", reduction, REDUCTIONS)
         return [_reduce([lp for _, lp in s], reduction) for s in self.pll_sentences(texts, metric)]
 
     def conditional_scores(self, contexts: Sequence[str], continuations: Sequence[str],
-                           metric: Metric = "within_word_l2r", reduction: Reduction = "sum",
+                           metric: Metric = "within_word_l2r", reduction: Reduction = Reduction.SUM,
                            separator: str = " ") -> list[float]:
         """PLL of each continuation given its context (joined by `separator`), as minicons conditional_score."""
         _check_choice("reduction", reduction, REDUCTIONS)
@@ -400,7 +400,7 @@ def _require_text(text: str) -> None:
 def _reduce(values: Sequence[float], reduction: Reduction) -> float:
     """Sum or mean of per-token log-probs."""
     total = math.fsum(values)
-    return total if reduction == "sum" else total / len(values)
+    return total if reduction == Reduction.SUM else total / len(values)
 
 
 def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from pfcore.errors import InputError
+from pfcore.names import ModelKind
 
 
 class ScoringMethod(StrEnum):
@@ -17,9 +18,9 @@ class ScoringMethod(StrEnum):
     GLOBAL_AFFINITY = "global-affinity"
 
     @property
-    def kind(self) -> str:
-        """The model kind the method needs: "causal" or "masked"."""
-        return "causal" if self is ScoringMethod.CAUSAL else "masked"
+    def kind(self) -> ModelKind:
+        """The model kind the method needs."""
+        return ModelKind.CAUSAL if self is ScoringMethod.CAUSAL else ModelKind.MASKED
 
     @property
     def pll_metric(self) -> str:
@@ -36,7 +37,7 @@ class ScoringMethod(StrEnum):
         """How the scores were computed, in words (for captions)."""
         return LABELS[self]
 
-    def identity(self, bos: bool = False, bow: bool = False) -> dict[str, object]:
+    def identity(self, *, bos: bool = False, bow: bool = False) -> dict[str, object]:
         """What of a scorer changes its scores, for cache keys (packing and batching do not); the
         BOW variant, whose scores carry beginning-of-word masses too, is keyed apart."""
         if self is ScoringMethod.CAUSAL:
@@ -55,10 +56,10 @@ LABELS = {
 }
 
 
-def text_method(kind: str) -> ScoringMethod:
+def text_method(kind: ModelKind) -> ScoringMethod:
     """The method that scores any whole text with a model of this kind: causal log-probs, or PLL
     (metric original) for a masked model, which has no blank to read."""
-    return ScoringMethod.CAUSAL if kind == "causal" else ScoringMethod.PLL_ORIGINAL
+    return ScoringMethod.CAUSAL if kind == ModelKind.CAUSAL else ScoringMethod.PLL_ORIGINAL
 
 
 def parse_method(name: str | ScoringMethod) -> ScoringMethod:
@@ -70,7 +71,7 @@ def parse_method(name: str | ScoringMethod) -> ScoringMethod:
         raise InputError(f"unknown scoring {name!r}; choose one of {known}") from None
 
 
-def check_fits(method: ScoringMethod, kind: str, label: str) -> ScoringMethod:
+def check_fits(method: ScoringMethod, kind: ModelKind, label: str) -> ScoringMethod:
     """The method, unless the model's kind cannot use it (InputError saying so)."""
     if method.kind != kind:
         raise InputError(f"scoring {method.value!r} does not fit the {kind} model {label}")

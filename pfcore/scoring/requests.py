@@ -5,19 +5,18 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from pfcore import names
 from pfcore.errors import InputError
+from pfcore.names import Reduction
 from pfcore.scoring.align import Span
 
 if TYPE_CHECKING:
     from pfcore.scoring.methods import ScoringMethod
 
-Reduction = Literal["sum", "mean"] | names.Reduction  # the enum in new code, its values in older code
-REDUCTIONS: tuple[Reduction, ...] = ("mean", "sum")
+REDUCTIONS: tuple[Reduction, ...] = tuple(Reduction)
 Progress = Callable[[int, int], None]
 """progress(done, total), called as work finishes."""
 LN2 = math.log(2.0)
@@ -89,11 +88,11 @@ class TokenScores:
         """Readable strings of the scored tokens."""
         return self.decode(self.token_ids)
 
-    def reduce(self, how: Reduction = "sum") -> float:
+    def reduce(self, how: Reduction = Reduction.SUM) -> float:
         """Sum or mean log-probability over the scored tokens (NaN when none is scored)."""
         if len(self.logprobs) == 0:
             return float("nan")
-        return float(self.logprobs.sum() if how == "sum" else self.logprobs.mean())
+        return float(self.logprobs.sum() if how == Reduction.SUM else self.logprobs.mean())
 
     @property
     def surprisals_bits(self) -> np.ndarray:
@@ -101,7 +100,7 @@ class TokenScores:
         return -self.logprobs / LN2
 
 
-def reduce_all(scores: Sequence[TokenScores], how: Reduction = "sum") -> list[float]:
+def reduce_all(scores: Sequence[TokenScores], how: Reduction = Reduction.SUM) -> list[float]:
     """Reduce a list of TokenScores to one number each (NaN where no token is scored), in one
     vectorised pass: a full suite has over 100,000 of them."""
     lengths = np.fromiter((len(s.logprobs) for s in scores), dtype=np.int64, count=len(scores))
@@ -110,7 +109,7 @@ def reduce_all(scores: Sequence[TokenScores], how: Reduction = "sum") -> list[fl
     if scored.any():
         sums = np.add.reduceat(np.concatenate([s.logprobs for s in scores]),
                                np.cumsum(lengths)[scored] - lengths[scored])
-        out[scored] = sums if how == "sum" else sums / lengths[scored]
+        out[scored] = sums if how == Reduction.SUM else sums / lengths[scored]
     return out.tolist()
 
 

@@ -51,7 +51,7 @@ class FairLock:
         self.acquire()
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+    def __exit__(self, exc_type: type[BaseException] | None, error: BaseException | None,
                  trace: TracebackType | None) -> None:
         self.release()
 

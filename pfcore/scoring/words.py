@@ -136,7 +136,7 @@ def text_start(request: Request) -> int:
 
 
 def score_texts(scorer: RequestScorer, requests: Sequence[Request], score: ScoreFn = plain_score,
-                corrected: bool = True) -> list[ScoredText]:
+                *, corrected: bool = True) -> list[ScoredText]:
     """Score requests and split them into words; with `corrected`, through the scorer's BOW
     variant where it has one (masked models do not: their words keep the plain sums)."""
     bow = scorer.bow_scorer() if corrected else None

@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from pfcore.errors import InputError, first_line
+from pfcore.names import SuiteName
 from pfcore.paths import ReadKind, read_bounded
 from pfcore.store.result_rows import RESULT_COLUMNS, step_from_revision, typed_rows
 
@@ -87,8 +88,8 @@ def read_published_file(path: Path, source: str) -> pd.DataFrame:
 def _suites(construction: pd.Series, filter_col: str) -> pd.Series:
     """Each row's suite: syntax files by their test_type, benchmarks by name, else semantic."""
     if filter_col == "test_type":
-        return pd.Series("syntax", index=construction.index)
-    return construction.where(construction.isin(BENCHMARK_SUITES), "semantic")
+        return pd.Series(SuiteName.SYNTAX.value, index=construction.index)
+    return construction.where(construction.isin(BENCHMARK_SUITES), SuiteName.SEMANTIC.value)
 
 
 def read_published(root: Path) -> pd.DataFrame:

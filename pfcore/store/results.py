@@ -141,17 +141,17 @@ def run_rows(path: Path) -> pd.DataFrame:
                        na_values={"step": [""], "value": [""]}, on_bad_lines="error")
 
 
-def _remembered(kind: str) -> list[str]:
-    """The folders the table is rebuilt from besides the cache's runs and imports: run records saved
-    elsewhere with --out ("runs"), and folders imported before sources were labelled ("roots")."""
-    return list(_memo().read().get(kind, []))
+def _remembered(listing: str) -> list[str]:
+    """The folders the table is rebuilt from besides the cache's runs and imports, by listing: run
+    records saved elsewhere with --out ("runs"), and folders imported before sources were labelled ("roots")."""
+    return list(_memo().read().get(listing, []))
 
 
-def _remember(kind: str, folder: Path) -> None:
-    """Add a folder to those the table is rebuilt from (see `_remembered`)."""
+def _remember(listing: str, folder: Path) -> None:
+    """Add a folder to a listing of those the table is rebuilt from (see `_remembered`)."""
     memo = _memo()
-    folders = [f for f in _remembered(kind) if f != str(folder.resolve())] + [str(folder.resolve())]
-    memo.write({**memo.read(), kind: folders})
+    folders = [f for f in _remembered(listing) if f != str(folder.resolve())] + [str(folder.resolve())]
+    memo.write({**memo.read(), listing: folders})
 
 
 def add_run_rows(folder: Path, rows: pd.DataFrame) -> pd.DataFrame:

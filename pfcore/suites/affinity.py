@@ -8,6 +8,7 @@ import pandas as pd
 
 from pfcore.items.schema import AffinityItem
 from pfcore.models.spec import ModelSpec
+from pfcore.names import ModelKind, SuiteName
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.suites.base import ItemSuite, ScoreContext
 from pfcore.suites.intervals import mean_interval
@@ -45,11 +46,13 @@ def _mean_row(construction: str, name: str, values: pd.Series) -> dict[str, obje
 class AffinitySuite(ItemSuite):
     """How strongly a masked model expects the construction's fixed words in place."""
 
-    name = "affinity"
+    name = SuiteName.AFFINITY
     label = "Global Affinity (masked models)"
-    kinds = ("masked",)
+    kinds = (ModelKind.MASKED,)
     metric = "global_affinity"
     chance = None
+    paired_focus = True
+    percent = False
     methods = (ScoringMethod.GLOBAL_AFFINITY,)
 
     def method(self, spec: ModelSpec, requested: str | None) -> ScoringMethod:
@@ -57,7 +60,7 @@ class AffinitySuite(ItemSuite):
         super().method(spec, None)
         return ScoringMethod.GLOBAL_AFFINITY
 
-    def default_method(self, kind: str) -> ScoringMethod:
+    def default_method(self, kind: ModelKind) -> ScoringMethod:
         """Its own masked readout."""
         return ScoringMethod.GLOBAL_AFFINITY
 

@@ -14,6 +14,7 @@ import pandas as pd
 from pfcore.errors import InputError
 from pfcore.models.loading import LoadedModel, load_model
 from pfcore.models.spec import ModelSpec
+from pfcore.names import ModelKind, SuiteName, named
 from pfcore.scoring.methods import ScoringMethod, check_fits, parse_method, text_method
 from pfcore.scoring.requests import Progress, Reduction, Request, RequestScorer, TokenScores
 from pfcore.store.cache import CHUNK, ScoreCache, ScoreStats, score_cached
@@ -23,19 +24,23 @@ from pfcore.store.cache import CHUNK, ScoreCache, ScoreStats, score_cached
 class RunConfig:
     """What to run and how; every field but the password is recorded in the run's manifest."""
 
-    suite: str = "semantic"
+    suite: SuiteName = SuiteName.SEMANTIC
     constructions: tuple[str, ...] = ()  # empty: all
     items_path: str | None = None
     limit_blocks: int | None = None
     scoring: str | None = None  # None: the suite's default for the model's kind
-    reduction: Reduction = "mean"  # the paper's code: minicons' default mean log-prob per token
+    reduction: Reduction = Reduction.MEAN  # the paper's code: minicons' default mean log-prob per token
     bos: bool = False
-    corrected: bool = False  # SyntaxGym: regions from BOW-corrected word surprisals, not token sums
+    corrected: bool = True  # SyntaxGym, causal models: regions from BOW-corrected words, not token sums
     use_cache: bool = True
     password: str | None = None  # for a password-protected EWoK zip; never recorded
     chunk: int = CHUNK  # requests scored between two commits to the score cache
     out: str | None = None
     shared: bool = True  # False: the run's rows stay out of the shared results table (public mode)
+
+    def __post_init__(self) -> None:
+        """A suite named as text becomes its SuiteName (an unknown one is refused)."""
+        object.__setattr__(self, "suite", named(SuiteName, self.suite, "suite"))
 
 
 @dataclass
@@ -68,7 +73,7 @@ class ScoreContext:
     model: ModelHandle | None = None
     stats: ScoreStats = field(default_factory=ScoreStats)
 
-    def scores(self, requests: Sequence[Request], report: bool = True) -> list[TokenScores]:
+    def scores(self, requests: Sequence[Request], *, report: bool = True) -> list[TokenScores]:
         """Per-token scores of the requests, through the score cache (reporting progress unless
         the suite reports its own)."""
         return score_cached(self.scorer, requests, self.cache, self.progress if report else None, self.chunk,
@@ -84,15 +89,20 @@ class ScoreContext:
 class Suite(ABC):
     """One test suite: items -> requests -> scores -> rows -> decisions -> summary."""
 
-    name: str = ""
+    name: SuiteName
     label: str = ""
-    kinds: tuple[str, ...] = ("causal", "masked")  # model kinds it runs on
+    kinds: tuple[ModelKind, ...] = tuple(ModelKind)  # model kinds it runs on
     headline: tuple[str, ...] = ("all",)  # the filters shown first
     metric: str = "accuracy"  # the main number's name in the results table
     chance: float | None = 0.5
     requests_per_item: int = 1
     methods: tuple[ScoringMethod, ...] = (ScoringMethod.CAUSAL, ScoringMethod.PLL_ORIGINAL,
                                           ScoringMethod.PLL_L2R)  # the scoring methods it can use
+    paired_focus: bool = False  # one of the paper's own suites (what the Run page offers)
+    pivoted: bool = False  # its summary prints as construction x headline filter, in percent
+    percent: bool = True  # its main number is a share, read in percent (False: a probability, read as it is)
+    paper_filter: str = "all"  # the filter the paper's tables of models report for it
+    block: str | None = None  # the item field grouping its items into the blocks the Items page browses
 
     @abstractmethod
     def load(self, config: RunConfig) -> Any:
@@ -102,7 +112,7 @@ class Suite(ABC):
     def item_ids(self, items: Any) -> list[str]:
         """The stable id of each item, for the manifest's item-set hash."""
 
-    def default_method(self, kind: str) -> ScoringMethod:
+    def default_method(self, kind: ModelKind) -> ScoringMethod:
         """The scoring method a model of this kind gets when none is asked for."""
         return text_method(kind)
 
@@ -166,7 +176,7 @@ class ItemSuite(Suite):
             from pfcore.items.check import checked_items  # a given file must pass `items check`
 
             items = checked_items(config.items_path)
-            wrong = {i.KIND for i in items} - {self.name}
+            wrong = {i.SUITE for i in items} - {self.name}
             if wrong:
                 raise InputError(f"{config.items_path} holds {', '.join(sorted(wrong))} items, "
                                  f"not {self.name} items")

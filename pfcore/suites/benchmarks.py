@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from pfcore.models.spec import ModelSpec
-from pfcore.scoring.methods import ScoringMethod, parse_method
+from pfcore.names import SuiteName
+from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import Reduction, Request, reduce_all
 from pfcore.suites.base import RunConfig, ScoreContext, Suite, limit_positive
 
@@ -30,7 +30,7 @@ class BenchmarkRule:
 class BenchmarkSuite(Suite):
     """A comparison benchmark of Experiment 2 (its construction column is the benchmark's name)."""
 
-    def __init__(self, name: str, label: str, hub_id: str, reduction: Reduction, rule: BenchmarkRule,
+    def __init__(self, name: SuiteName, label: str, hub_id: str, reduction: Reduction, rule: BenchmarkRule,
                  chance: float = 0.5) -> None:
         self.name, self.label, self.hub_id = name, label, hub_id
         self._reduction, self.rule, self.chance = reduction, rule, chance
@@ -47,13 +47,6 @@ class BenchmarkSuite(Suite):
         """The benchmark's content-hash ids."""
         return list(items["item_id"])
 
-    def method(self, spec: ModelSpec, requested: str | None) -> ScoringMethod:
-        """Causal log-probs; for masked models the PLL asked for, else PLL (original)."""
-        super().method(spec, None)
-        if spec.kind == "causal":
-            return ScoringMethod.CAUSAL
-        chosen = parse_method(requested) if requested else ScoringMethod.PLL_ORIGINAL
-        return chosen if chosen.is_pll else ScoringMethod.PLL_ORIGINAL
 
     def reduction(self, config: RunConfig, method: ScoringMethod) -> Reduction:
         """The reduction the paper used for this benchmark."""

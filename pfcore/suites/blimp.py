@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from pfcore.errors import InputError
+from pfcore.names import Reduction, SuiteName
 from pfcore.suites.benchmarks import BenchmarkRule, BenchmarkSuite
 from pfcore.suites.benchmarks_common import (
     check_limit,
@@ -48,7 +49,7 @@ def load_blimp(source: str | Path = HUB_ID, paradigms: Sequence[str] | None = No
         raise InputError(f"no BLiMP paradigm files (jsonl with sentence_good and sentence_bad) in {source}")
     items = pd.concat([_read_paradigm(name, paths, limit) for name, paths in files.items()],
                       ignore_index=True)
-    items["item_id"] = item_ids("blimp", items, ["paradigm", *PAIR_FIELDS])
+    items["item_id"] = item_ids(SuiteName.BLIMP, items, ["paradigm", *PAIR_FIELDS])
     return items[COLUMNS]
 
 
@@ -101,10 +102,10 @@ def _read_paradigm(name: str, paths: list[Path], limit: int | None) -> pd.DataFr
 
 def summarize_blimp(scored: pd.DataFrame) -> pd.DataFrame:
     """Accuracy with 95% intervals: 'all', 'paradigm_<name>' and 'phenomenon_<linguistics term>'."""
-    return summarize(scored, "blimp", SUMMARY_GROUPS)
+    return summarize(scored, SuiteName.BLIMP, SUMMARY_GROUPS)
 
 
-SUITE = BenchmarkSuite("blimp", "BLiMP (grammatical vs ungrammatical pairs)", HUB_ID, "sum",
+SUITE = BenchmarkSuite(SuiteName.BLIMP, "BLiMP (grammatical vs ungrammatical pairs)", HUB_ID, Reduction.SUM,
                        BenchmarkRule(load_blimp, score_sentence_pairs, summarize_blimp, conditional=False,
                                      needs_password=False),
                        chance=0.5)

@@ -10,16 +10,16 @@ import pandas as pd
 
 from pfcore.errors import InputError
 from pfcore.items import default_items
-from pfcore.items.schema import CONSTRUCTIONS, Item, SemanticItem, SyntaxItem
-from pfcore.names import SuiteName
+from pfcore.items.schema import Item, SemanticItem, SyntaxItem
+from pfcore.names import Construction, Reduction, SuiteName
 from pfcore.scoring.requests import LN2, RequestScorer
 from pfcore.scoring.tables import stacked, token_table
 from pfcore.store.cache import score_persistent
 from pfcore.suites import semantic, syntax
+from pfcore.suites.registry import SUITES
 from pfcore.suites.semantic import CONDITIONS
 
-KINDS = ("semantic", "syntax")
-GROUP = {"semantic": "block_id", "syntax": "base_id"}
+BROWSED = tuple(name for name, suite in SUITES.items() if suite.block)  # the suites the Items page browses
 SEARCH_MAX = 200
 SEMANTIC_COLUMNS = ("construction", "connective", "condition", "context", "followup", "verb",
                     "noun", "scale", "weak_adj", "strong_adj", "pronoun", "modal", "block_id",
@@ -29,18 +29,26 @@ SYNTAX_COLUMNS = ("construction", "connective", "condition", "sentence", "verb",
                   "item_id")
 
 
-def item_table(kind: str) -> pd.DataFrame:
+def item_table(suite: SuiteName) -> pd.DataFrame:
     """All shipped items of a suite as one table, with a `condition` column to filter on
     (semantic: aligned1..misaligned2; syntax: the manipulation)."""
-    if kind not in KINDS:
-        raise InputError(f"unknown item suite {kind!r}; choose semantic or syntax")
-    items = default_items(kind)
+    block_key(suite)  # refuses a suite the page does not browse
+    items = default_items(suite)
     df = pd.DataFrame([vars(i) for i in items])
-    if kind == "semantic":
+    if suite == SuiteName.SEMANTIC:
         df["condition"] = [CONDITIONS[(c, f)][0] for c, f in zip(df["context_order"], df["followup_order"])]
         return df[list(SEMANTIC_COLUMNS)]
     df["condition"] = df["manipulation"]
     return df[list(SYNTAX_COLUMNS)]
+
+
+def block_key(suite: SuiteName) -> str:
+    """The item field that groups a browsed suite's items into blocks (block_id, base_id); InputError
+    for a suite the Items page does not browse."""
+    key = SUITES[suite].block if suite in SUITES else None
+    if key is None:
+        raise InputError(f"unknown item suite {suite!r}; choose {' or '.join(BROWSED)}")
+    return key
 
 
 @dataclass(frozen=True)
@@ -73,26 +81,27 @@ def filter_items(df: pd.DataFrame, f: ItemFilter) -> pd.DataFrame:
 PICKER_LIMIT = 500  # blocks a picker lists; a clicked row opens any other
 
 
-def group_count(rows: pd.DataFrame, kind: str) -> int:
+def group_count(rows: pd.DataFrame, suite: SuiteName) -> int:
     """How many blocks (semantic) or base sentences (syntax) the rows hold."""
-    return int(rows[GROUP[kind]].nunique())
+    return int(rows[block_key(suite)].nunique())
 
 
-def group_of_row(rows: pd.DataFrame, kind: str, position: int) -> str:
+def group_of_row(rows: pd.DataFrame, suite: SuiteName, position: int) -> str:
     """The block (or base) id of the row at a position of the table as shown."""
-    return str(rows.iloc[position][GROUP[kind]])
+    return str(rows.iloc[position][block_key(suite)])
 
 
-def group_labels(rows: pd.DataFrame, kind: str, limit: int = PICKER_LIMIT, keep: str | None = None) -> dict[str, str]:
+def group_labels(rows: pd.DataFrame, suite: SuiteName, *, limit: int = PICKER_LIMIT,
+                 keep: str | None = None) -> dict[str, str]:
     """Block (semantic) or base sentence (syntax) ids among the rows, with a readable label each:
     the first `limit`, and the block `keep` (a clicked row's) wherever it is."""
-    key = GROUP[kind]
+    key = block_key(suite)
     unique = rows.drop_duplicates(key)
     firsts = unique.head(limit)
     if keep is not None and keep not in set(firsts[key]):
         firsts = pd.concat([unique[unique[key] == keep], firsts])
-    if kind == "semantic":
-        return {r[key]: f"{CONSTRUCTIONS.get(r['construction'], r['construction'])} · {r['verb']} "
+    if suite == SuiteName.SEMANTIC:
+        return {r[key]: f"{Construction(r['construction']).words} · {r['verb']} "
                         f"{r['noun']} ({r['weak_adj']} / {r['strong_adj']}) · {r['pronoun']} {r['modal']}"
                 for _, r in firsts.iterrows()}
     return {r[key]: f"{r['verb']} {r['noun']} ({r['weak_adj']} / {r['strong_adj']}) · {r['pronoun']} "
@@ -135,7 +144,7 @@ class SuiteLayout:
     correct_label: str | None
 
 
-LAYOUTS: dict[str, SuiteLayout] = {
+LAYOUTS: dict[SuiteName, SuiteLayout] = {
     SuiteName.SEMANTIC: SuiteLayout(
         "Semantic (meaning)", "Condition", "Block", "One block, scored",
         "**Rows**: log-odds = log P(*easier*) − log P(*harder*) of the follow-up given the context.",
@@ -157,19 +166,19 @@ def correct_per_model(decisions: pd.DataFrame) -> list[tuple[str, int, int]]:
     return [(str(model), int(row["sum"]), int(row["size"])) for model, row in counts.iterrows()]
 
 
-def group_items(kind: str, group_id: str) -> list[Item]:
+def group_items(suite: SuiteName, group_id: str) -> list[Item]:
     """The items of one semantic block, or of one syntactic base (every connective)."""
-    key = GROUP[kind]
-    items = [i for i in default_items(kind) if getattr(i, key) == group_id]
+    key = block_key(suite)
+    items = [i for i in default_items(suite) if getattr(i, key) == group_id]
     if not items:
-        raise InputError(f"no {kind} items with {key} {group_id}")
+        raise InputError(f"no {suite} items with {key} {group_id}")
     return items
 
 
-def score_group(scorer: RequestScorer, kind: str, group_id: str) -> GroupScores:
+def score_group(scorer: RequestScorer, suite: SuiteName, group_id: str) -> GroupScores:
     """Score one block (semantic) or one base with its manipulations (syntax) with the model."""
-    items = group_items(kind, group_id)
-    if kind == "semantic":
+    items = group_items(suite, group_id)
+    if suite == SuiteName.SEMANTIC:
         return _score_semantic(scorer, [i for i in items if isinstance(i, SemanticItem)])
     return _score_syntax(scorer, [i for i in items if isinstance(i, SyntaxItem)])
 
@@ -178,7 +187,7 @@ def _score_semantic(scorer: RequestScorer, items: Sequence[SemanticItem]) -> Gro
     """Log P of each fill given the context, log-odds per row, the 4 decisions, token surprisals."""
     requests = semantic.requests(items)
     scores = score_persistent(scorer, requests)
-    rows = semantic.row_scores(items, scores, "mean")
+    rows = semantic.row_scores(items, scores, Reduction.MEAN)
     rows.insert(0, "row", [row_name(i) for i in items])
     labels = [{"row": row_name(i), "fill": fill, "text": semantic.filled(i, fill)}
               for i in items for fill in i.fills[:2]]
@@ -204,7 +213,7 @@ def _score_syntax(scorer: RequestScorer, items: Sequence[SyntaxItem]) -> GroupSc
     """Surprisal of each sentence, the rise of each manipulation over the base (construction
     against "and"), and token surprisals."""
     scores = score_persistent(scorer, syntax.requests(items))
-    rows = syntax.row_scores(items, scores, "mean")
+    rows = syntax.row_scores(items, scores, Reduction.MEAN)
     dec = _bits(syntax.decisions(rows)[["manipulation", "construction", "correct", "rise", "rise_and"]])
     labels = [{"sentence": f"{i.connective} · {i.manipulation}", "text": i.sentence} for i in items]
     return GroupScores(_bits(rows[["connective", "manipulation", "surprisal", "sentence"]]), dec,

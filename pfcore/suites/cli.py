@@ -17,6 +17,7 @@ from pfcore.cli_common import (
 )
 from pfcore.errors import InputError
 from pfcore.items.schema import CONSTRUCTIONS
+from pfcore.names import Reduction, SuiteName
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.store.results import load_results
 from pfcore.suites.checkpoints import checkpoints, duplicate_checkpoints, series_name
@@ -34,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="run a test suite on a model",
                        description="Score a suite's items, decide each pair, report accuracy "
                        "with 95%% intervals, and save a run record under cache/runs/.")
-    p.add_argument("--suite", default="semantic", choices=ALL_SUITES,
+    p.add_argument("--suite", default=SuiteName.SEMANTIC.value, choices=ALL_SUITES,
                    help="Paired-Focus suites (semantic, syntax, affinity) or a comparison benchmark")
     add_run_args(p)
     p.add_argument("--out", help="folder for the run record (default: cache/runs/<run id>)")
@@ -66,18 +67,22 @@ def add_run_args(p: argparse.ArgumentParser) -> None:
                    "of each construction; for benchmarks the first N items (per BLiMP paradigm)")
     p.add_argument("--password", help="password of a protected EWoK zip (or set PFCORE_EWOK_PASSWORD)")
     p.add_argument("--scoring", choices=[m.value for m in ScoringMethod],
-                   help="default: causal for causal models, masked-token for masked ones")
-    p.add_argument("--reduction", choices=("mean", "sum"), default="mean",
+                   help="causal models: causal, in every suite. Masked models: semantic reads the blank "
+                   "(masked-token, the default) or takes pll-original or pll-l2r; syntax, syntaxgym and the "
+                   "benchmarks take pll-original (default) or pll-l2r (syntax reads masked-token as "
+                   "pll-original); affinity always uses its own global-affinity")
+    p.add_argument("--reduction", choices=tuple(Reduction), default=Reduction.MEAN.value,
                    help="log-prob per token (the paper's code) or summed")
     p.add_argument("--bos", action="store_true", help="prepend BOS so first tokens are scored")
-    p.add_argument("--corrected", action="store_true", help="syntaxgym: aggregate regions over words "
-                   "with the beginning-of-word correction instead of over token surprisals")
+    p.add_argument("--corrected", action=argparse.BooleanOptionalAction, default=True,
+                   help="syntaxgym, causal models: regions summed over words with the beginning-of-word "
+                   "correction (default); --no-corrected sums token surprisals, as syntaxgym-core does")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the score cache")
     p.add_argument("--chunk", type=positive_int, default=2048, help="requests scored between two commits "
                    "to the score cache (what an interruption can lose at most)")
 
 
-def config_from_args(args: argparse.Namespace, suite: str) -> RunConfig:
+def config_from_args(args: argparse.Namespace, suite: SuiteName) -> RunConfig:
     """The RunConfig the arguments describe."""
     constructions = () if args.construction == "all" else (args.construction,)
     return RunConfig(suite=suite, constructions=constructions, items_path=args.items,
@@ -106,11 +111,12 @@ def run(args: argparse.Namespace) -> int:
 
 def trajectory(args: argparse.Namespace) -> int:
     """Run the suites over the checkpoints, skipping what an earlier run finished."""
-    suites = [x.strip() for x in args.suite.split(",") if x.strip()]
-    unknown = set(suites) - set(ALL_SUITES)
-    if unknown or not suites:
+    names = [x.strip() for x in args.suite.split(",") if x.strip()]
+    unknown = set(names) - set(ALL_SUITES)
+    if unknown or not names:
         raise InputError(f"unknown suite(s) {', '.join(sorted(unknown)) or '(none)'}; "
                          f"choose from {', '.join(ALL_SUITES)}")
+    suites = [SuiteName(x) for x in names]
     spec = spec_from_args(args)
     points = checkpoints(spec, args.revisions, args.checkpoint_dir)
     name = series_name(spec, args.checkpoint_dir, args.name)

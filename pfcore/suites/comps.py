@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from pfcore.errors import InputError
+from pfcore.names import Reduction, SuiteName
 from pfcore.suites.benchmarks import BenchmarkRule, BenchmarkSuite
 from pfcore.suites.benchmarks_common import (
     check_limit,
@@ -51,7 +52,7 @@ def load_comps(source: str | Path = HUB_ID, config: str = "base",
         "sentence_good": comps_sentences(raw["prefix_acceptable"], raw["property_phrase"]),
         "sentence_bad": comps_sentences(raw["prefix_unacceptable"], raw["property_phrase"]),
     })
-    items["item_id"] = item_ids("comps", items, ["sentence_good", "sentence_bad"])
+    items["item_id"] = item_ids(SuiteName.COMPS, items, ["sentence_good", "sentence_bad"])
     return items[COLUMNS]
 
 
@@ -83,10 +84,10 @@ def _read(path: Path) -> pd.DataFrame:
 
 def summarize_comps(scored: pd.DataFrame) -> pd.DataFrame:
     """Accuracy with 95% intervals: 'all' and 'negative_<negative sample type>' (taxonomic, overlap...)."""
-    return summarize(scored, "comps", SUMMARY_GROUPS)
+    return summarize(scored, SuiteName.COMPS, SUMMARY_GROUPS)
 
 
-SUITE = BenchmarkSuite("comps", "COMPS (concept properties)", HUB_ID, "sum",
+SUITE = BenchmarkSuite(SuiteName.COMPS, "COMPS (concept properties)", HUB_ID, Reduction.SUM,
                        BenchmarkRule(load_comps, score_sentence_pairs, summarize_comps, conditional=False,
                                      needs_password=False),
                        chance=0.5)

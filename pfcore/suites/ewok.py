@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from pfcore.errors import InputError
+from pfcore.names import Reduction, SuiteName
 from pfcore.suites.benchmarks import BenchmarkRule, BenchmarkSuite
 from pfcore.suites.benchmarks_common import (
     ConditionalScorer,
@@ -63,7 +64,7 @@ def load_ewok(source: str | Path = HUB_ID, password: str | None = None,
     raw = raw.head(limit)
     items = pd.DataFrame({new: raw[old].astype(str) if old in raw.columns else ""
                           for old, new in RENAME.items()})
-    items["item_id"] = item_ids("ewok", items, ["domain", "context1", "context2", "target1", "target2"])
+    items["item_id"] = item_ids(SuiteName.EWOK, items, ["domain", "context1", "context2", "target1", "target2"])
     return items[COLUMNS]
 
 
@@ -141,9 +142,9 @@ def score_ewok(items: pd.DataFrame, score_fn: ConditionalScorer, batch_size: int
 
 def summarize_ewok(scored: pd.DataFrame) -> pd.DataFrame:
     """Accuracy with 95% intervals: 'all' and 'domain_<domain>' (the published summaries' names)."""
-    return summarize(scored, "ewok", {"domain": "domain_"})
+    return summarize(scored, SuiteName.EWOK, {"domain": "domain_"})
 
 
-SUITE = BenchmarkSuite("ewok", "EWoK (world knowledge)", HUB_ID, "mean",
+SUITE = BenchmarkSuite(SuiteName.EWOK, "EWoK (world knowledge)", HUB_ID, Reduction.MEAN,
                        BenchmarkRule(load_ewok, score_ewok, summarize_ewok, conditional=True, needs_password=True),
                        chance=0.25)

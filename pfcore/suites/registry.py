@@ -1,22 +1,19 @@
 """Every suite pfcore runs, by name: adding a suite is one module and one entry here."""
 from __future__ import annotations
 
-from pfcore.errors import InputError
+from pfcore.names import ModelKind, SuiteName, named
 from pfcore.suites import affinity, blimp, comps, ewok, semantic, syntax, syntaxgym
 from pfcore.suites.base import Suite
 
-SUITES: dict[str, Suite] = {s.name: s for s in (semantic.SUITE, syntax.SUITE, affinity.SUITE,
+SUITES: dict[SuiteName, Suite] = {s.name: s for s in (semantic.SUITE, syntax.SUITE, affinity.SUITE,
                                                  blimp.SUITE, comps.SUITE, ewok.SUITE, syntaxgym.SUITE)}
-PAIRED_FOCUS = ("semantic", "syntax", "affinity")  # the paper's own suites
 
 
 def get_suite(name: str) -> Suite:
     """The suite of that name; InputError listing the known ones otherwise."""
-    if name not in SUITES:
-        raise InputError(f"unknown suite {name!r}; choose one of {', '.join(SUITES)}")
-    return SUITES[name]
+    return SUITES[named(SuiteName, name, "suite")]
 
 
-def suites_for(kind: str) -> tuple[str, ...]:
+def suites_for(kind: ModelKind) -> tuple[SuiteName, ...]:
     """The suites a model of this kind can run."""
     return tuple(name for name, suite in SUITES.items() if kind in suite.kinds)

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from pfcore.items.schema import CONSTRUCTIONS, PUBLISHED_NAMES
+from pfcore.names import construction_words, published_name
 from pfcore.scoring.requests import finite
 from pfcore.store.runs import RunRecord
 from pfcore.suites.registry import get_suite
-
-PIVOTED = ("semantic", "syntax", "syntaxgym")  # accuracy suites printed as construction x filter, in percent
 
 
 def summary_json(record: RunRecord) -> dict[str, object]:
@@ -31,7 +29,7 @@ def main_table(suite_name: str, summary: pd.DataFrame) -> str:
     Paired-Focus accuracy suites; affinities as probabilities; every benchmark filter with its
     interval."""
     suite = get_suite(suite_name)
-    if suite_name in PIVOTED:
+    if suite.pivoted:
         main = summary[summary["filter"].isin(suite.headline)]
         wide = main.pivot(index="construction", columns="filter", values="accuracy")
         return (wide[[f for f in suite.headline if f in wide.columns]] * 100).round(1).to_string()
@@ -51,7 +49,7 @@ def run_label(record: RunRecord) -> str:
     """A run as one line: when, suite, constructions, model, items."""
     m = record.manifest
     names = m.constructions or tuple(dict.fromkeys(record.summary["construction"].astype(str)))
-    constructions = ", ".join(CONSTRUCTIONS.get(c, c) for c in names)
+    constructions = ", ".join(construction_words(c) for c in names)
     return (f"{m.created.replace('T', ' ')[:19]} · {m.suite} ({constructions}) · {m.model.label} · "
             f"{m.items.count:,} items")
 
@@ -68,6 +66,6 @@ def shown_summary(summary: pd.DataFrame, filters: list[str]) -> pd.DataFrame:
     """The chosen filters' rows, constructions named as in the paper's figures and filters by
     `filter_names` (a SyntaxGym prediction by its formula)."""
     rows = summary[summary["filter"].isin(filters)].copy()
-    rows["construction"] = rows["construction"].map(lambda c: PUBLISHED_NAMES.get(c, c))
+    rows["construction"] = rows["construction"].map(published_name)
     rows["filter"] = rows["filter"].astype(str).map(filter_names(summary))
     return rows.reset_index(drop=True)

@@ -14,10 +14,10 @@ import numpy as np
 import pandas as pd
 
 from pfcore.errors import EnvironmentProblem, InputError
-from pfcore.items.schema import PUBLISHED_NAMES
 from pfcore.models.identity import weights_identity
 from pfcore.models.loading import resolve_source
 from pfcore.models.spec import ModelSpec
+from pfcore.names import SuiteName, published_name
 from pfcore.paths import cache_subdir, check_writable
 from pfcore.progress import Earlier, Progress, ProgressMeter, ProgressView
 from pfcore.scoring.factory import LazyScorer, ScorerSource, cache_identity, scorer_for
@@ -168,7 +168,7 @@ def results_rows(m: Manifest, summary: pd.DataFrame, metric: str = "accuracy",
     return pd.DataFrame({
         "model": label.model, "revision": label.revision,
         "step": pd.array([label.step] * len(long), dtype="Int64"),
-        "suite": m.suite, "construction": long["construction"].map(lambda c: PUBLISHED_NAMES.get(c, c)),
+        "suite": m.suite, "construction": long["construction"].map(published_name),
         "filter": long["filter"], "metric": long["metric"].replace({"accuracy": metric}),
         "value": long["value"].astype(float), "source": f"pfcore run {m.run_id}",
         "weights_sha256": m.model.weights_sha256,
@@ -180,6 +180,7 @@ def _manifest(suite: Suite, spec: ModelSpec, config: RunConfig, method: ScoringM
     """Everything needed to know what produced a run's numbers (never the EWoK password)."""
     settings = {k: v for k, v in asdict(config).items() if k != "password"}
     settings["reduction"] = suite.reduction(config, method)
+    settings["corrected"] = config.corrected and method is ScoringMethod.CAUSAL  # the BOW correction is causal
     settings["first_token"] = ("BOS prepended, first word scored" if config.bos
                                else "no BOS: first token of a whole sentence unscored (minicons default)")
     model = ModelRecord.of(spec, source=resolve_source(spec)[0], weights_sha256=weights_identity(spec))
@@ -233,7 +234,7 @@ def run_plan(spec: ModelSpec, state: PlanState, progress_for: ProgressFor | None
     return state
 
 
-def plan_configs(suites: Sequence[str], constructions: Sequence[str], blocks: int,
+def plan_configs(suites: Sequence[SuiteName], constructions: Sequence[str], blocks: int,
                  chunk: int) -> list[RunConfig]:
     """One RunConfig per suite for the chosen constructions; blocks 0 means every block."""
     if not suites:
@@ -251,7 +252,7 @@ class SuiteRate:
     """One suite of a plan: the requests it still has to score, and the rate of the latest earlier run
     of the same suite, model and scoring method that measured one (None: no such run)."""
 
-    suite: str
+    suite: SuiteName
     missing: int
     rate: float | None = None  # requests scored per second of scoring
     run: str = ""  # the run the rate was measured on
@@ -296,7 +297,7 @@ def estimate_plan(spec: ModelSpec, configs: Sequence[RunConfig], runs: Sequence[
         method = suite.method(spec, config.scoring)
         loaded = suite.load(config)
         items += len(suite.item_ids(loaded))
-        ns = namespace(cache_identity(spec, method, config.bos))
+        ns = namespace(cache_identity(spec, method, bos=config.bos))
         own = {request_key(ns, r.prefix, r.text) for r in suite.requests(loaded, method) or []} - keys
         keys |= own
         per_suite.append((config.suite, method, own))
@@ -309,7 +310,7 @@ def estimate_plan(spec: ModelSpec, configs: Sequence[RunConfig], runs: Sequence[
     return PlanEstimate(items, len(keys), len(present), tuple(rates))
 
 
-def _suite_rate(suite: str, missing: int, spec: ModelSpec, method: ScoringMethod,
+def _suite_rate(suite: SuiteName, missing: int, spec: ModelSpec, method: ScoringMethod,
                 runs: Sequence[RunRecord]) -> SuiteRate:
     """A suite's missing requests with the rate of its latest measured run on this model and method."""
     for record in runs:

@@ -8,7 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from pfcore.items.schema import MASK, PUBLISHED_NAMES, SemanticItem
+from pfcore.items.schema import MASK, SemanticItem
+from pfcore.names import Construction, ModelKind, SuiteName, published_name
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import Reduction, Request, TokenScores, reduce_all
 from pfcore.suites.base import ItemSuite, RunConfig, ScoreContext
@@ -110,14 +111,14 @@ def decision_counts(items: Sequence[SemanticItem]) -> pd.DataFrame:
     it: columns construction (as the published summaries spell it), filter, n."""
     blank = np.zeros(len(items))
     dec = decisions(rows_from_logps(items, blank, blank))
-    return pd.DataFrame([{"construction": PUBLISHED_NAMES[str(c)], "filter": name, "n": int(mask.sum())}
+    return pd.DataFrame([{"construction": Construction(c).published, "filter": name, "n": int(mask.sum())}
                          for c, part in dec.groupby("construction", sort=False)
                          for name, mask in filter_masks(part).items()])
 
 
 def published_summary(summary: pd.DataFrame, revision: str) -> pd.DataFrame:
     """The summary in the published outputs_summary layout (letalone, world_knowledge_filter)."""
-    return pd.DataFrame({"revision": revision, "construction": summary["construction"].map(PUBLISHED_NAMES),
+    return pd.DataFrame({"revision": revision, "construction": summary["construction"].map(published_name),
                          "world_knowledge_filter": summary["filter"], "accuracy": summary["accuracy"]})
 
 
@@ -135,19 +136,22 @@ def limit_blocks(items: list[SemanticItem], blocks: int) -> list[SemanticItem]:
 class SemanticSuite(ItemSuite):
     """Experiment 1: does the construction move the easier/harder log-odds as it entails?"""
 
-    name = "semantic"
+    name = SuiteName.SEMANTIC
     label = "Semantic (meaning, Experiment 1)"
     headline = MAIN_FILTERS
+    paired_focus = pivoted = True
+    paper_filter = "aligned"
+    block = "block_id"
     requests_per_item = 2
     methods = tuple(m for m in ScoringMethod if m is not ScoringMethod.GLOBAL_AFFINITY)
 
-    def default_method(self, kind: str) -> ScoringMethod:
+    def default_method(self, kind: ModelKind) -> ScoringMethod:
         """Causal log-probs, or the masked-token readout of the blank for masked models."""
-        return ScoringMethod.CAUSAL if kind == "causal" else ScoringMethod.MASKED_TOKEN
+        return ScoringMethod.CAUSAL if kind == ModelKind.CAUSAL else ScoringMethod.MASKED_TOKEN
 
     def reduction(self, config: RunConfig, method: ScoringMethod) -> Reduction:
         """The configured reduction; the masked-token readout sums a fill's pieces."""
-        return "sum" if method is ScoringMethod.MASKED_TOKEN else config.reduction
+        return Reduction.SUM if method is ScoringMethod.MASKED_TOKEN else config.reduction
 
     def limit(self, items: list[SemanticItem], blocks: int) -> list[SemanticItem]:
         """The first blocks of each construction."""

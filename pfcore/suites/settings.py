@@ -40,7 +40,7 @@ def manifest_settings(manifest: Manifest) -> dict[str, Any]:
     fields = {k: v for k, v in manifest.settings.items() if k in known}
     fields["constructions"] = tuple(fields.get("constructions") or ())
     m = manifest.model
-    spec = ModelSpec(m.name, m.revision, m.dtype, m.device, ModelKind(m.kind).value, m.trust_remote_code)
+    spec = ModelSpec(m.name, m.revision, m.dtype, m.device, ModelKind(m.kind), m.trust_remote_code)
     return run_settings(spec, RunConfig(**{**fields, "suite": manifest.suite}))
 
 

@@ -110,11 +110,11 @@ def stimuli_from_upload(name: str, data: bytes) -> Stimuli:
 
 
 def score_stimuli(stimuli: Stimuli, scorer: RequestScorer, score: ScoreFn = plain_score,
-                  corrected: bool = True) -> list[ScoredText]:
+                  *, corrected: bool = True) -> list[ScoredText]:
     """Score every text whole; a text the model cannot take is an InputError naming its row or item."""
     requests = [Request("", t.sentence) for t in stimuli.texts]
     try:
-        return score_texts(scorer, requests, score, corrected)
+        return score_texts(scorer, requests, score, corrected=corrected)
     except RequestError as exc:
         where = next((t.where for t, r in zip(stimuli.texts, requests) if r == exc.request), stimuli.label)
         raise InputError(f"{where}: {exc}") from None
@@ -163,25 +163,25 @@ def _region_rows(text: Text, words: Sequence[Word]) -> list[Columns]:
 
 
 def stimuli_table(stimuli: Stimuli, scorer: RequestScorer, spec: ModelSpec, level: Level,
-                  corrected: bool = True, score: ScoreFn = plain_score) -> pd.DataFrame:
+                  *, corrected: bool = True, score: ScoreFn = plain_score) -> pd.DataFrame:
     """The long table of a stimuli file scored by one model (`score` may go through the cache)."""
     check_level(stimuli, level)
-    return long_table(stimuli, score_stimuli(stimuli, scorer, score, corrected), level, spec)
+    return long_table(stimuli, score_stimuli(stimuli, scorer, score, corrected=corrected), level, spec)
 
 
-def analyse_stimuli(stimuli: Stimuli, scorer: RequestScorer, spec: ModelSpec, corrected: bool = True,
+def analyse_stimuli(stimuli: Stimuli, scorer: RequestScorer, spec: ModelSpec, *, corrected: bool = True,
                     progress: Progress | None = None) -> StimuliResult:
     """Score a stimuli file through the persistent score cache and shape what the page shows."""
     cache = ScoreCache()
     try:
-        scored = score_stimuli(stimuli, scorer, through_cache(cache, progress), corrected)
+        scored = score_stimuli(stimuli, scorer, through_cache(cache, progress), corrected=corrected)
     finally:
         cache.close()
     words = long_table(stimuli, scored, "words", spec)
     suite = stimuli.suite
     if suite is None:
         return StimuliResult(words, None, None, None)
-    rows = syntaxgym.region_rows(suite, scored, corrected and all(s.corrected for s in scored))
+    rows = syntaxgym.region_rows(suite, scored, corrected=corrected and all(s.corrected for s in scored))
     accuracy = (syntaxgym.summarize(syntaxgym.decisions(rows, {suite.name: suite.predictions}))
                 if suite.predictions else None)
     return StimuliResult(words, long_table(stimuli, scored, "regions", spec), region_means(rows), accuracy)

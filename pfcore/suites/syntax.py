@@ -10,6 +10,7 @@ import pandas as pd
 
 from pfcore.items.schema import CONSTRUCTIONS, SYNTAX_CONTROL, SyntaxItem
 from pfcore.models.spec import ModelSpec
+from pfcore.names import SuiteName
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import Reduction, Request, TokenScores, reduce_all
 from pfcore.suites.base import ItemSuite, ScoreContext
@@ -94,9 +95,12 @@ def published_summary(summary: pd.DataFrame, revision: str) -> pd.DataFrame:
 class SyntaxSuite(ItemSuite):
     """Table 3: does a manipulation raise surprisal more with the construction than with "and"?"""
 
-    name = "syntax"
+    name = SuiteName.SYNTAX
     label = "Syntactic (form)"
     headline = TESTS + CONTROLS + tuple(AVERAGES)
+    paired_focus = pivoted = True
+    paper_filter = "Avg_Test"
+    block = "base_id"
 
     def method(self, spec: ModelSpec, requested: str | None) -> ScoringMethod:
         """As for every suite, with masked-token read as PLL (original), as the paper's code does."""

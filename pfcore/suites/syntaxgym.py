@@ -1,8 +1,9 @@
 """SyntaxGym test suites (Hu et al. 2020) as a pfcore suite: each condition's sentence is scored
 whole, its token surprisals (bits) are aggregated per region with the suite's metric as
-syntaxgym-core does (uncorrected, first token unscored without BOS), or, with `corrected`, the
-metric runs over the region's words with the beginning-of-word correction; each item's prediction
-formulas are evaluated on those region values. Masked models give PLL token scores instead."""
+syntaxgym-core does (uncorrected, first token unscored without BOS), or, with `corrected` (the
+default, for causal models), the metric runs over the region's words with the beginning-of-word
+correction; each item's prediction formulas are evaluated on those region values. Masked models
+give PLL token scores instead."""
 from __future__ import annotations
 
 import math
@@ -15,6 +16,7 @@ import pandas as pd
 from pfcore.errors import InputError
 from pfcore.items.formula import Formula, parse_formula
 from pfcore.items.syntaxgym import Condition, GymSuite, read_suite
+from pfcore.names import SuiteName
 from pfcore.scoring.align import aggregate, attached_owners, owners
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import Reduction, Request, RequestScorer, TokenScores
@@ -62,7 +64,7 @@ def condition_requests(suite: GymSuite) -> list[Request]:
 
 
 def region_values(condition: Condition, scored: ScoredText, metric: str,
-                  corrected: bool) -> tuple[list[float], list[float]]:
+                  *, corrected: bool) -> tuple[list[float], list[float]]:
     """(the metric over each region's scored token surprisals, or over its scored words' corrected
     surprisals; the number of scored tokens in each region). A token belongs to the region of its
     first non-space character; a whitespace-only token to the region of the token after it."""
@@ -77,14 +79,14 @@ def region_values(condition: Condition, scored: ScoredText, metric: str,
     return aggregate(list(scored.scores.surprisals_bits), token_regions, n_regions, metric), counts
 
 
-def region_rows(suite: GymSuite, scored: Sequence[ScoredText], corrected: bool) -> pd.DataFrame:
+def region_rows(suite: GymSuite, scored: Sequence[ScoredText], *, corrected: bool) -> pd.DataFrame:
     """One row per item, condition and region with its aggregated surprisal (bits); `scored`
     follows `condition_requests(suite)`."""
     rows = []
     texts = iter(scored)
     for item in suite.items:
         for condition in item.conditions:
-            values, counts = region_values(condition, next(texts), suite.metric, corrected)
+            values, counts = region_values(condition, next(texts), suite.metric, corrected=corrected)
             for region, value, count in zip(condition.regions, values, counts):
                 rows.append((suite.name, item.number, condition.name, region.number,
                              suite.region_names[region.number], region.content, value, int(count)))
@@ -113,15 +115,14 @@ def summarize(decided: pd.DataFrame) -> pd.DataFrame:
 
 
 def score_suites(suites: Sequence[GymSuite], scorer: RequestScorer,
-                 score: ScoreFn, corrected: bool) -> pd.DataFrame:
+                 score: ScoreFn, *, corrected: bool) -> pd.DataFrame:
     """Region rows of every suite, scored in one pass (shared sentences once); the text of the
-    suites' formulas rides along in `rows.attrs` for `SyntaxGymSuite.decide`."""
-    if corrected and scorer.bow_scorer() is None:
-        raise InputError("--corrected needs a causal model: the beginning-of-word correction does not "
-                         "apply to masked models (their regions use PLL token scores)")
+    suites' formulas rides along in `rows.attrs` for `SyntaxGymSuite.decide`. The correction is a
+    causal model's: a masked model's regions keep their PLL token sums."""
+    corrected = corrected and scorer.bow_scorer() is not None
     requests = [condition_requests(s) for s in suites]
-    scored = iter(score_texts(scorer, [r for part in requests for r in part], score, corrected))
-    rows = pd.concat([region_rows(s, [next(scored) for _ in part], corrected)
+    scored = iter(score_texts(scorer, [r for part in requests for r in part], score, corrected=corrected))
+    rows = pd.concat([region_rows(s, [next(scored) for _ in part], corrected=corrected)
                       for s, part in zip(suites, requests)], ignore_index=True)
     rows.attrs[PREDICTIONS] = {s.name: tuple(f.source for f in s.predictions) for s in suites}
     return rows
@@ -130,10 +131,11 @@ def score_suites(suites: Sequence[GymSuite], scorer: RequestScorer,
 class SyntaxGymSuite(Suite):
     """Region-based targeted evaluation: the share of items for which each prediction holds."""
 
-    name = "syntaxgym"
+    name = SuiteName.SYNTAXGYM
     label = "SyntaxGym (region surprisal, Hu et al. 2020)"
     headline = tuple(str(i) for i in range(10))
     chance = None
+    pivoted = True
     methods = (ScoringMethod.CAUSAL, ScoringMethod.PLL_ORIGINAL, ScoringMethod.PLL_L2R)
 
     def load(self, config: RunConfig) -> GymItems:
@@ -150,7 +152,7 @@ class SyntaxGymSuite(Suite):
 
     def reduction(self, config: RunConfig, method: ScoringMethod) -> Reduction:
         """Regions are aggregated with each suite's own metric; sentences are not reduced."""
-        return "sum"
+        return Reduction.SUM
 
     def default_source(self, config: RunConfig) -> str:
         """Suites come only from --items."""
@@ -161,7 +163,7 @@ class SyntaxGymSuite(Suite):
         def through_cache(scorer: RequestScorer, requests: Sequence[Request]) -> list[TokenScores]:
             return replace(ctx, scorer=scorer).scores(requests)
 
-        return score_suites(items.suites, ctx.scorer, through_cache, items.corrected)
+        return score_suites(items.suites, ctx.scorer, through_cache, corrected=items.corrected)
 
     def decide(self, rows: pd.DataFrame) -> pd.DataFrame:
         """Each item's predictions, with the formulas `score` attached to the rows."""

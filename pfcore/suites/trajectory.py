@@ -12,6 +12,7 @@ import pandas as pd
 
 from pfcore.models.identity import weights_identity
 from pfcore.models.loading import clear_loaded
+from pfcore.names import SuiteName
 from pfcore.progress import ProgressView
 from pfcore.store.results import withdraw_run
 from pfcore.suites.base import RunConfig
@@ -24,7 +25,7 @@ Report = Callable[[str], None]
 SHOWN = ("record", "step", "model", "revision")  # of each done entry, in the table `run_trajectory` returns
 
 
-def run_trajectory(name: str, points: Sequence[Checkpoint], suites: Sequence[str], config: RunConfig,
+def run_trajectory(name: str, points: Sequence[Checkpoint], suites: Sequence[SuiteName], config: RunConfig,
                    report: Report = print, progress_for: Callable[[str], ProgressView] | None = None
                    ) -> pd.DataFrame:
     """Run every suite at every checkpoint that is not done yet with these settings on these weights

@@ -9,13 +9,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from pfcore.errors import InputError
 from pfcore.items.safe_yaml import compose
 from pfcore.items.schema import CONSTRUCTIONS
-from pfcore.items.yaml_check import Where, YamlChecker, kind_of
-from pfcore.models.spec import DEFAULT_MODEL, DTYPES, Kind, ModelSpec
+from pfcore.items.yaml_check import Where, YamlChecker, type_name
+from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
+from pfcore.names import ModelKind, SuiteName
 from pfcore.paths import READ_CAPS, ReadKind, cache_subdir, read_bounded, too_large, write_atomic
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import Reduction
@@ -30,7 +31,6 @@ MODEL_KEYS = {"model", "checkpoint-dir", "name", "kind", "dtype", "revisions", "
               "resources"}
 SUITE_KEYS = {"constructions", "items", "limit-blocks", "scoring", "reduction", "bos", "chunk"}
 RESOURCE_KEYS = {"cpus", "gpus"}
-KINDS = ("causal", "masked")
 RETRIES = 3  # times Ray reruns a job whose worker process died
 
 
@@ -86,18 +86,18 @@ class _PlanChecker(YamlChecker):
         if value is None:
             return None
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            found = "a smaller one" if isinstance(value, int) and not isinstance(value, bool) else kind_of(value)
+            found = "a smaller one" if isinstance(value, int) and not isinstance(value, bool) else type_name(value)
             self.fail(where, f"expected a whole number of at least {minimum}, found {found}")
             return None
         return value
 
-    def amount(self, value: Any, where: Where, positive: bool) -> float | None:
+    def amount(self, value: Any, where: Where, *, positive: bool) -> float | None:
         """A number above zero (or at least zero); None when absent (or wrong, with a problem)."""
         if value is None:
             return None
         if isinstance(value, bool) or not isinstance(value, int | float) or value < 0 or (positive and value == 0):
             number = isinstance(value, int | float) and not isinstance(value, bool)
-            found = "a smaller one" if number else kind_of(value)
+            found = "a smaller one" if number else type_name(value)
             self.fail(where, f"expected a number {'above' if positive else 'of at least'} 0, found {found}")
             return None
         return float(value)
@@ -106,7 +106,7 @@ class _PlanChecker(YamlChecker):
         """true or false (false when absent)."""
         if value is None or isinstance(value, bool):
             return bool(value)
-        self.fail(where, f"expected true or false, found {kind_of(value)}")
+        self.fail(where, f"expected true or false, found {type_name(value)}")
         return False
 
     def choice(self, value: Any, where: Where, options: Sequence[str], default: str) -> str:
@@ -169,7 +169,7 @@ def _plan_name(checker: _PlanChecker, value: Any, path: Path) -> str:
     if value is None:
         return re.sub(r"[^A-Za-z0-9._-]+", "-", path.stem).strip("-.") or "sweep"
     if not isinstance(value, str) or not NAME.match(value):
-        checker.fail(("name",), f"expected a name of letters, digits, '.', '_' or '-', found {kind_of(value)}"
+        checker.fail(("name",), f"expected a name of letters, digits, '.', '_' or '-', found {type_name(value)}"
                      + (" with other characters" if isinstance(value, str) else ""))
         return "sweep"
     return value
@@ -188,11 +188,11 @@ def _suites(checker: _PlanChecker, value: Any, base: Path) -> tuple[RunConfig, .
         if suite not in SUITES:
             checker.fail(where + (suite,), f"unknown suite (choose from {', '.join(SUITES)})")
             continue
-        configs.append(_settings(checker, suite, settings, where + (suite,), base))
+        configs.append(_settings(checker, SuiteName(suite), settings, where + (suite,), base))
     return tuple(configs)
 
 
-def _settings(checker: _PlanChecker, suite: str, value: Any, where: Where, base: Path) -> RunConfig:
+def _settings(checker: _PlanChecker, suite: SuiteName, value: Any, where: Where, base: Path) -> RunConfig:
     """One suite's run settings (absent ones as `pfcore run` has them)."""
     settings = {} if value is None else checker.mapping(value, where)
     checker.keys(settings, where, SUITE_KEYS)
@@ -204,10 +204,10 @@ def _settings(checker: _PlanChecker, suite: str, value: Any, where: Where, base:
         limit_blocks=checker.whole(settings.get("limit-blocks"), where + ("limit-blocks",), 1),
         scoring=(checker.choice(settings.get("scoring"), where + ("scoring",), [m.value for m in ScoringMethod], "")
                  or None),
-        reduction=cast(Reduction, checker.choice(settings.get("reduction"), where + ("reduction",),
-                                                 ("mean", "sum"), "mean")),
+        reduction=Reduction(checker.choice(settings.get("reduction"), where + ("reduction",), tuple(Reduction),
+                                           Reduction.MEAN)),
         bos=checker.flag(settings.get("bos"), where + ("bos",)), chunk=chunk or CHUNK,
-        password=os.environ.get("PFCORE_EWOK_PASSWORD") if suite == "ewok" else None)
+        password=os.environ.get("PFCORE_EWOK_PASSWORD") if suite == SuiteName.EWOK else None)
 
 
 def _constructions(checker: _PlanChecker, value: Any, where: Where) -> tuple[str, ...]:
@@ -275,7 +275,8 @@ def _spec(checker: _PlanChecker, entry: dict[str, Any], where: Where, name: str,
     """The model to load (for a checkpoint folder: the settings its checkpoints share)."""
     return ModelSpec(name=name, dtype=checker.choice(entry.get("dtype"), where + ("dtype",), DTYPES, "float32"),
                      device="cuda" if resources.gpus else "cpu",
-                     kind=cast(Kind, checker.choice(entry.get("kind"), where + ("kind",), KINDS, "causal")),
+                     kind=ModelKind(checker.choice(entry.get("kind"), where + ("kind",), tuple(ModelKind),
+                                                   ModelKind.CAUSAL)),
                      trust_remote_code=checker.flag(entry.get("trust-remote-code"), where + ("trust-remote-code",)))
 
 

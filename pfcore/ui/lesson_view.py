@@ -80,7 +80,7 @@ def presenter_on() -> bool:
     return bool(st.session_state.get(PRESENTER_KEY, False))
 
 
-def presenter_mode(on: bool) -> None:
+def presenter_mode(*, on: bool) -> None:
     """For a projector: the sidebar collapsed and large type; or the usual page."""
     st.set_page_config(initial_sidebar_state="collapsed" if on else "auto")
     if on:

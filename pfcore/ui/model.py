@@ -14,6 +14,7 @@ from pfcore.errors import ModelLoadError, PfcoreError
 from pfcore.models import DEFAULT_MODEL, LoadedModel, ModelSpec, load_model
 from pfcore.models.loading import being_loaded
 from pfcore.models.spec import DEFAULT_MODEL_TITLE, DTYPES, available_devices, split_label
+from pfcore.names import ModelKind
 from pfcore.scoring.factory import LazyScorer, shared_scorer
 from pfcore.scoring.fake import FAKE_MODEL, FakeScorer, fake_enabled
 from pfcore.scoring.methods import ScoringMethod, text_method
@@ -22,7 +23,6 @@ from pfcore.suites.deployment import PUBLIC_NOTE, deployment
 from pfcore.ui.downloads import EXPORT_FORMATS
 from pfcore.ui.errors import message_for
 
-KINDS = ("causal", "masked")
 log = logging.getLogger(__name__)
 MAX_COMPARED = 3  # models beside the sidebar model: four side by side in all
 NAME_HELP = (f"`{DEFAULT_MODEL}` is the embedded default, {DEFAULT_MODEL_TITLE}: no download; instruction "
@@ -91,7 +91,7 @@ def model_picker() -> ModelSpec | None:
         side.error(f"Type a model name or path (the default is `{DEFAULT_MODEL}`).")
         return None
     return ModelSpec(name=name.strip(), revision=revision.strip() or None, dtype=dtype,
-                     device=device, kind=kind)  # type: ignore[arg-type]
+                     device=device, kind=kind)
 
 
 def chart_format_picker() -> None:
@@ -114,13 +114,14 @@ def _allowed_picker() -> ModelSpec:
     chart_format_picker()
     with side.expander("Precision, device"):
         dtype, device = _precision_device()
-    return ModelSpec(dtype=dtype, device=device, kind=kind).with_label(label)  # type: ignore[arg-type]
+    return ModelSpec(dtype=dtype, device=device, kind=kind).with_label(label)
 
 
-def _kind_picker() -> str:
+def _kind_picker() -> ModelKind:
     """The sidebar's model kind (kept across pages)."""
-    return str(st.sidebar.radio("Kind", KINDS, horizontal=True, key="model_kind", persist_state="session",
-                                help="causal: next-word models (GPT-style). masked: BERT-style models."))
+    kind = st.sidebar.radio("Kind", tuple(ModelKind), horizontal=True, key="model_kind", persist_state="session",
+                            help="causal: next-word models (GPT-style). masked: BERT-style models.")
+    return ModelKind(kind or ModelKind.CAUSAL)
 
 
 def _precision_device() -> tuple[str, str]:
@@ -194,14 +195,14 @@ def cached_model(spec: ModelSpec) -> LoadedModel:
         raise ModelLoadError(message_for(exc)) from exc
 
 
-def scorer(spec: ModelSpec, method: ScoringMethod | None = None, bos: bool = False) -> RequestScorer:
+def scorer(spec: ModelSpec, method: ScoringMethod | None = None, *, bos: bool = False) -> RequestScorer:
     """The app's scorer of a model (the kind's default method unless one is given), one per
     process, shared by every page and session and by the server's warm-up; also the
     `ScorerSource` the Run page hands to the runner."""
     if is_fake(spec):
         return FakeScorer()
     cached_model(spec)  # load failures read as the sidebar reads them
-    return shared_scorer(spec, method or text_method(spec.kind), bos)
+    return shared_scorer(spec, method or text_method(spec.kind), bos=bos)
 
 
 def lazy_scorer(spec: ModelSpec) -> RequestScorer:

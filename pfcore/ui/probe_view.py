@@ -58,8 +58,8 @@ BANNER = {CONSISTENT: st.success, AGAINST: st.warning, MIXED: st.info}  # one de
 BOW_HELP = ("On: a word's surprisal is that of the word itself, its tokens plus the chance that a new word "
             "starts after it (the beginning-of-word correction; see docs/words-and-regions.md). Off: the sum of "
             "its tokens' surprisals, as minicons reports it. It applies to the words and to the checkpoints.")
-REDUCTIONS = {Reduction.MEAN.value: "mean log-prob per token (the paper's code)",
-              Reduction.SUM.value: "sum of log-probs (a departure from the paper: longer follow-ups weigh more)"}
+REDUCTIONS = {Reduction.MEAN: "mean log-prob per token (the paper's code)",
+              Reduction.SUM: "sum of log-probs (a departure from the paper: longer follow-ups weigh more)"}
 MAX_PAIRS = 6
 MISSING = "–"  # what a cell without a value shows (never "None")
 SIGNED = "%+.3g"  # a signed value to 3 significant digits: a small one is never shown as "-0.00"

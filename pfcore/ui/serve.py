@@ -55,10 +55,10 @@ def server_started() -> bool:
     never imported here: importing streamlit from this thread while the server imports it would
     hand one of them a half-made module."""
     runtime = sys.modules.get("streamlit.runtime.runtime")
-    kind, states = getattr(runtime, "Runtime", None), getattr(runtime, "RuntimeState", None)
-    if kind is None or states is None or not kind.exists():
+    runtime_class, states = getattr(runtime, "Runtime", None), getattr(runtime, "RuntimeState", None)
+    if runtime_class is None or states is None or not runtime_class.exists():
         return False
-    return bool(kind.instance().state is not states.INITIAL)
+    return bool(runtime_class.instance().state is not states.INITIAL)
 
 
 def use_app_navigation() -> None:
