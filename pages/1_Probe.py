@@ -33,6 +33,8 @@ Enter. The model reads follow-ups the construction **entails** and ones it **con
 sentence and after the same sentence with *or*: a model that knows the construction's meaning moves
 toward the entailed follow-up more with the construction than with *or*. Each such comparison is one
 **decision**; the verdict comes from all of them, on the sentence as typed and with its foci swapped."""
+WORDS = ("surprisal", "bit", "token", "bits-per-token", "focus", "follow-up", "control", "shift", "effect",
+         "decision", "word-correction")
 
 
 def typed() -> str:
@@ -52,7 +54,7 @@ PARAMS = (Param("sentence", "probe_text"),
 state = st.session_state
 opened = opened_query("probe")
 model_notes = apply_models_link(opened) if opened is not None else []
-choice = start_page("Probe", INTRO)
+choice = start_page("Probe", INTRO, terms=WORDS)
 with shown_errors():
     notes = apply(PARAMS, opened, also_known=("entailed", "contradicted", "models")) if opened is not None else []
     notes += restore_pairs(typed(), opened or {}) + model_notes

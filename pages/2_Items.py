@@ -30,8 +30,9 @@ order, and a follow-up whose blank is filled with *easier* and *harder*. **Synta
 base sentence and its manipulations (NPI, Pseudocleft, CP Conjunction; VP Conjunction and VP Gap
 Conjunction as controls), with the construction and with *and*. Filter, then pick a block to score
 it with the model in the sidebar."""
+WORDS = ("focus", "follow-up", "control", "delta-p", "decision", "aligned", "surprisal")
 
-choice = start_page("Items", INTRO)
+choice = start_page("Items", INTRO, terms=WORDS)
 state = st.session_state
 PARAMS = (Param("suite", "items_kind", choice_of(list(LAYOUTS))),
           Param("construction", lambda: f"items_cxn_{state.get('items_kind', SuiteName.SEMANTIC)}",

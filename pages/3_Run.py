@@ -27,10 +27,11 @@ construction and filter, as in the paper's tables. Every score is saved to the s
 computed: **Stop** any time, and **Resume** (or Run again) continues where it stopped; what was
 scored once is never scored again. Results are saved under `cache/runs/` as CSV tables and a
 manifest."""
+WORDS = ("decision", "aligned", "control", "delta-p", "bos", "pll")
 
 SHOW = {NoticeLevel.INFO: st.info, NoticeLevel.WARNING: st.warning, NoticeLevel.SUCCESS: st.success}
 
-choice = start_page("Run", INTRO)
+choice = start_page("Run", INTRO, terms=WORDS)
 state = st.session_state
 policy = deployment()
 if policy.public:  # a visitor's runs live in a folder of this session's, removed with the session

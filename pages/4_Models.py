@@ -26,8 +26,9 @@ from pfcore.ui.page import start_page
 INTRO = """The paper's results for 36 models, typed from its Tables 5-9 into `data/reference/` (each
 value keeps its table as `source`), with your own runs from the **Run** page set beside them, and
 the paper's Figure 1: accuracy against parameter count, coloured by training tokens."""
+WORDS = ("decision", "aligned", "delta-p", "pll")
 
-choice = start_page("Models", INTRO)
+choice = start_page("Models", INTRO, terms=WORDS)
 with shown_errors():
     st.subheader("Reference tables and your runs")
     table = st.selectbox("Table", list(TABLES), index=1, format_func=lambda t: f"{t}: {TABLES[t]}",

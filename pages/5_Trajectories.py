@@ -49,12 +49,13 @@ follow-ups, the syntactic test, and the BLiMP, COMPS and EWoK benchmarks on one 
 each construction on its own (Figure 3), and how the changes between checkpoints correlate
 (Figure 4). The numbers are the paper's published per-checkpoint summaries, which ship with pfcore,
 your own trajectories from `python -m pfcore trajectory`, and any folder of summaries you import."""
+WORDS = ("decision", "aligned", "delta-p")
 RUN_HINT = ("Run your own trajectory (results land here as each checkpoint finishes):\n"
             "```bash\npython -m pfcore trajectory --model EleutherAI/pythia-160m --revisions pythia-log "
             "--suite semantic,syntax\npython -m pfcore trajectory --checkpoint-dir my_run/ --suite semantic "
             "--limit-blocks 50\n```")
 
-start_page("Trajectories", INTRO)
+start_page("Trajectories", INTRO, terms=WORDS)
 state = st.session_state
 models: dict[str, str] = {}
 shown = None

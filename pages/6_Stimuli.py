@@ -18,9 +18,10 @@ INTRO = """Score your own stimuli per **word** and per **region**. Give a CSV wi
 (`item_number, condition_name, region_number, region_name, content`), or a SyntaxGym suite JSON,
 whose predictions are evaluated too. A word's surprisal is in bits; with the beginning-of-word
 correction (the default) it is the probability of the word itself, not only of its tokens
-(see `docs/words-and-regions.md`). The first word of a sentence has no context and is not scored."""
+(defined in the glossary below). The first word of a sentence has no context and is not scored."""
+WORDS = ("surprisal", "bit", "token", "word-correction", "bos")
 
-choice = start_page("Stimuli", INTRO)
+choice = start_page("Stimuli", INTRO, terms=WORDS)
 with shown_errors():
     c1, c2 = st.columns(2)
     upload = c1.file_uploader("Upload a stimuli file", type=["csv", "json"], key="stimuli_upload")

@@ -183,3 +183,12 @@ def bundled_cache(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A private cache whose empty results table gets the bundled published rows, as a new user's does."""
     monkeypatch.delenv("PFCORE_BUNDLED")
     return cache_dir
+
+
+@pytest.fixture
+def fake_model(monkeypatch: pytest.MonkeyPatch) -> str:
+    """The deterministic stand-in scorer, for page logic that needs no language model."""
+    from pfcore.scoring.fake import ENABLE_VAR, FAKE_MODEL
+
+    monkeypatch.setenv(ENABLE_VAR, "1")
+    return FAKE_MODEL

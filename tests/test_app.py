@@ -375,13 +375,6 @@ def test_charts_export_svg_or_png_with_a_telling_name_and_title(tiny_gpt2: Path,
     assert json.loads(at.get("plotly_chart")[0].proto.config)["toImageButtonOptions"]["format"] == "png"
 
 
-@pytest.fixture
-def fake_model(monkeypatch: pytest.MonkeyPatch) -> str:
-    """The deterministic stand-in scorer, for page logic that needs no language model."""
-    monkeypatch.setenv(ENABLE_VAR, "1")
-    return FAKE_MODEL
-
-
 def test_the_fake_scorer_is_offered_only_to_tests(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(ENABLE_VAR, raising=False)
     at = page("pages/1_Probe.py", FAKE_MODEL).run()

@@ -9,22 +9,14 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from pfcore.glossary import TERMS
 from pfcore.lesson import LESSON
-from pfcore.lesson.glossary import TERMS
 from pfcore.plots.lesson import PROJECTOR_FONT
-from pfcore.scoring.fake import ENABLE_VAR, FAKE_MODEL
 from pfcore.ui.lesson_view import PRESENTER_CSS, STEP_KEY, field_key
 from pfcore.ui.links import COPIED
 from tests.app_helpers import ROOT, no_errors, page, texts
 
 PAGE = "pages/7_Lesson.py"
-
-
-@pytest.fixture
-def fake_model(monkeypatch: pytest.MonkeyPatch) -> str:
-    """The deterministic stand-in scorer."""
-    monkeypatch.setenv(ENABLE_VAR, "1")
-    return FAKE_MODEL
 
 
 def page_html(at: AppTest) -> list[str]:

@@ -11,7 +11,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 # lowest first; a module imports only from its own layer or below
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("pfcore", "pfcore.errors", "pfcore.names", "pfcore.output", "pfcore.paths", "pfcore.progress"),
+    ("pfcore", "pfcore.errors", "pfcore.glossary", "pfcore.names", "pfcore.output", "pfcore.paths",
+     "pfcore.progress"),
     ("pfcore.models",),
     ("pfcore.scoring",),
     ("pfcore.items",),

@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 
 from pfcore.errors import InputError
+from pfcore.glossary import TERMS
 from pfcore.lesson import GLOSSARY, LESSON, LessonContext, StepResult, glossary_link, lesson_step, run_lesson, run_step
-from pfcore.lesson.glossary import TERMS
 from pfcore.lesson.handout import handout_html, inline
 from pfcore.lesson.notice import Numbers
 from pfcore.models import ModelSpec

@@ -2,7 +2,7 @@
 paper found, each computed on the spot by the model from the class's sentences (`steps`), with a
 "what to notice" line computed from its numbers (`notice`), the glossary (`glossary`) and a
 self-contained HTML handout (`handout`)."""
-from pfcore.lesson.glossary import GLOSSARY, GLOSSARY_STEP, Term, glossary_link
+from pfcore.glossary import GLOSSARY, GLOSSARY_STEP, Term, glossary_line, glossary_link, probe_path
 from pfcore.lesson.steps import (
     LESSON,
     Field,
@@ -16,4 +16,4 @@ from pfcore.lesson.steps import (
 )
 
 __all__ = ["GLOSSARY", "GLOSSARY_STEP", "LESSON", "Field", "LessonContext", "Step", "StepResult", "Term",
-           "glossary_link", "lesson_step", "run_lesson", "run_step", "step_inputs"]
+           "glossary_line", "glossary_link", "lesson_step", "probe_path", "run_lesson", "run_step", "step_inputs"]

@@ -10,7 +10,7 @@ from datetime import date
 
 import plotly.graph_objects as go
 
-from pfcore.lesson.glossary import GLOSSARY
+from pfcore.glossary import GLOSSARY
 from pfcore.lesson.steps import TABLE_NAMES, StepResult
 
 STYLE = """

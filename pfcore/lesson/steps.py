@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from urllib.parse import urlencode
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -14,6 +13,7 @@ import plotly.graph_objects as go
 from pfcore.analysis.model_tables import OWN_SUFFIX, figure_data, figure_models
 from pfcore.analysis.trajectories import bundled_scope, curves
 from pfcore.errors import InputError
+from pfcore.glossary import probe_path
 from pfcore.items.schema import SYNTAX_CONTROL
 from pfcore.lesson import notice
 from pfcore.lesson.notice import FORM, MEANING, Numbers
@@ -37,7 +37,6 @@ from pfcore.suites import semantic, syntax
 
 PYTHIA = "EleutherAI/pythia-12b"
 FIGURE2_SERIES = (MEANING, "pf_avg:misaligned", FORM)
-PROBE_PATH = "/Probe"
 MASKED_NOTE = ("This is a masked model: each number is its pseudo-log-likelihood, the surprisal of each token "
                "given all the other words of the sentence, those after it too, not only those before it.")
 # what each of the steps' tables holds, in words (captions on the page and in the handout)
@@ -334,7 +333,7 @@ def _findings_aside(numbers: Numbers, context: LessonContext) -> str:
 def _try_it(context: LessonContext, inputs: Mapping[str, str]) -> Numbers:
     """What pfcore reads in the class's sentence, its words against "or", and the link to the Probe."""
     probe = _probe(inputs["sentence"])
-    reading = _about(probe).assign(probe_link=f"{PROBE_PATH}?{urlencode({'sentence': probe.text})}")
+    reading = _about(probe).assign(probe_link=probe_path(probe.text))
     return {"reading": reading, "words": sentence_words(context.scorer, probe, context.cache)}
 
 

@@ -9,8 +9,8 @@ from contextlib import closing
 import pandas as pd
 import streamlit as st
 
+from pfcore.glossary import TERMS
 from pfcore.lesson import GLOSSARY, GLOSSARY_STEP, LESSON, LessonContext, Step, StepResult, glossary_link, run_lesson
-from pfcore.lesson.glossary import TERMS
 from pfcore.lesson.handout import handout_html
 from pfcore.lesson.steps import TABLE_NAMES
 from pfcore.plots.lesson import projector

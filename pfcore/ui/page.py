@@ -1,11 +1,13 @@
 """What every page starts with: page settings, title, and the shared sidebar."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import streamlit as st
 
 from pfcore.errors import InputError
+from pfcore.glossary import glossary_line
 from pfcore.suites.deployment import deployment
 from pfcore.ui.model import ModelChoice, sidebar_model
 
@@ -43,13 +45,17 @@ PAGES = (
 )
 
 
-def start_page(title: str, intro: str, *, wait_for_model: bool = True) -> ModelChoice | None:
-    """Set up a page: config, title and intro, and the sidebar model (None if it cannot load; with
+def start_page(title: str, intro: str, *, terms: Sequence[str] = (), wait_for_model: bool = True
+               ) -> ModelChoice | None:
+    """Set up a page: config, title and intro, a line linking the words it uses (`terms`, glossary
+    keys) to the lesson's glossary, and the sidebar model (None if it cannot load; with
     wait_for_model=False, also while the server is still loading it: the page then ends with
     `pfcore.ui.model.wait_for_model`)."""
     st.set_page_config(page_title=f"{title} · {APP_TITLE}", page_icon="🔎", layout="wide")
     st.title(title)
     st.markdown(intro)
+    if terms:
+        st.caption(glossary_line(terms))
     try:
         deployment()
     except InputError as exc:  # a bad setting of the server: nothing runs until the teacher fixes it

@@ -15,6 +15,7 @@ import streamlit as st
 
 from pfcore.analysis.base_rates import base_rates, describe_base_rates
 from pfcore.errors import PfcoreError
+from pfcore.glossary import glossary_link
 from pfcore.models import ModelSpec
 from pfcore.names import Reduction
 from pfcore.output import envelope
@@ -56,8 +57,9 @@ from pfcore.ui.model import Models
 
 BANNER = {CONSISTENT: st.success, AGAINST: st.warning, MIXED: st.info}  # one decision: a neutral box
 BOW_HELP = ("On: a word's surprisal is that of the word itself, its tokens plus the chance that a new word "
-            "starts after it (the beginning-of-word correction; see docs/words-and-regions.md). Off: the sum of "
-            "its tokens' surprisals, as minicons reports it. It applies to the words and to the checkpoints.")
+            f"starts after it (the [beginning-of-word correction]({glossary_link('word-correction')})). Off: "
+            "the sum of its tokens' surprisals, as minicons reports it. It applies to the words and to the "
+            "checkpoints.")
 REDUCTIONS = {Reduction.MEAN: "mean log-prob per token (the paper's code)",
               Reduction.SUM: "sum of log-probs (a departure from the paper: longer follow-ups weigh more)"}
 MAX_PAIRS = 6

@@ -2,12 +2,14 @@
 opens the lesson's glossary at that word (other pages' help texts link to it)."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from pfcore.errors import InputError
 
 LESSON_PATH = "/Lesson"
+PROBE_PATH = "/Probe"
 GLOSSARY_STEP = "glossary"
 
 
@@ -55,6 +57,25 @@ GLOSSARY: tuple[Term, ...] = (
          "One comparison of the construction with its control: correct when the construction moves the "
          "model further the way it predicts than the control does. A suite's accuracy is the share of its "
          "decisions that are correct; chance is 50%."),
+    Term("shift", "shift",
+         "How far a model prefers the entailed follow-up: log P(entailed) − log P(contradicted), in bits per "
+         "token (or in bits, when the follow-ups' log-probabilities are summed). Positive: it prefers the "
+         "entailed one."),
+    Term("effect", "effect",
+         "What the construction adds to the shift: the shift after the sentence with the construction minus "
+         "the shift after the same sentence with its control (\"or\"). A decision is correct when the effect "
+         "goes the way the construction predicts."),
+    Term("bos", "BOS (beginning of sequence)",
+         "A marker some models read before the first word. With it, the first word gets a surprisal too; "
+         "without it, a model has nothing to predict the first token from, so that token is not scored."),
+    Term("pll", "PLL (pseudo-log-likelihood)",
+         "How a masked (BERT-style) model scores a sentence: each token is hidden in turn and predicted from "
+         "all the others, and the log-probabilities are added up. It stands in for a causal model's "
+         "left-to-right probability."),
+    Term("word-correction", "beginning-of-word correction",
+         "A word's surprisal taken as that of the whole word: its tokens' surprisal plus the chance that a "
+         "new word starts after it, so that \"dinner\" is not counted as likely just because it could go on "
+         "as \"dinners\". Off: the plain sum of its tokens' surprisals."),
     Term("aligned", "aligned / misaligned",
          "Aligned (plausible) sentences name the easier thing first, as world knowledge expects (\"a tiny "
          "rock, let alone a huge one\"). Misaligned (implausible) ones name the harder thing first (\"a huge "
@@ -74,3 +95,14 @@ def glossary_link(key: str | None = None) -> str:
     """The app path that opens the lesson's glossary, at one entry when a key is given."""
     query = {"step": GLOSSARY_STEP} | ({"term": term(key).key} if key else {})
     return f"{LESSON_PATH}?{urlencode(query)}"
+
+
+def glossary_line(keys: Sequence[str]) -> str:
+    """A markdown line that links each word a page uses to its glossary entry ("" for none)."""
+    links = [f"[{term(key).word}]({glossary_link(key)})" for key in keys]
+    return f"Words used here, defined in the lesson's glossary: {' · '.join(links)}" if links else ""
+
+
+def probe_path(sentence: str) -> str:
+    """The app path that opens the Probe on a sentence."""
+    return f"{PROBE_PATH}?{urlencode({'sentence': sentence})}"
