@@ -18,9 +18,10 @@ PAGES = ("app.py", "pages/1_Probe.py", "pages/2_Items.py", "pages/3_Run.py", "pa
 
 
 def glossary_links(at) -> dict[str, str]:
-    """The glossary entries the page's captions link to: word -> link."""
-    line = next((c for c in texts(at.caption) if c.startswith("Words used here")), "")
-    return dict(LINK.findall(line))
+    """The glossary entries the line under the page's intro links to: word -> link."""
+    line = next((m.value for m in at.markdown if "Words used here" in m.value), "")
+    assert not line or line.startswith(":small[") and line.endswith("]")  # small type, under the intro
+    return dict(LINK.findall(line.removeprefix(":small[").removesuffix("]")))
 
 
 @pytest.mark.parametrize("script", PAGES)

@@ -55,7 +55,7 @@ def start_page(title: str, intro: str, *, terms: Sequence[str] = (), wait_for_mo
     st.title(title)
     st.markdown(intro)
     if terms:
-        st.caption(glossary_line(terms))
+        st.markdown(f":small[{glossary_line(terms)}]")
     try:
         deployment()
     except InputError as exc:  # a bad setting of the server: nothing runs until the teacher fixes it
