@@ -34,13 +34,15 @@ browser:
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || \
 		echo "chromium not installed: the browser test will be skipped"; }
 
-# Lint and types first (seconds), then every test.
+# Lint and types first (seconds), then every test on two workers (pytest-xdist); the browser tests
+# and the Ray tests each keep to one worker (their xdist_group), since they share servers or a Ray.
+XDIST := -n 2 --dist loadgroup
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 
 test: lint browser
-	$(PY) -m pytest -m "slow or not slow"
+	$(PY) -m pytest -m "slow or not slow" $(XDIST) --durations=15
 
 test-fast: lint
-	$(PY) -m pytest
+	$(PY) -m pytest $(XDIST)

@@ -13,6 +13,8 @@ from pfcore.store.results import load_results
 from tests.app_helpers import no_errors, page, texts
 from tests.tiny_models import build_checkpoint_series
 
+pytestmark = pytest.mark.xdist_group("ray")  # one worker: one local Ray at a time
+
 
 @pytest.fixture(scope="module")
 def plan(tmp_path_factory: pytest.TempPathFactory) -> Path:

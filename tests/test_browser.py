@@ -38,7 +38,7 @@ except ImportError:  # pragma: no cover - depends on the machine
     sync_playwright = None
 
 pytestmark = [
-    pytest.mark.browser, pytest.mark.slow,
+    pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("browser"),  # one worker: shared servers
     pytest.mark.skipif(not CHROMIUM.is_file(), reason=f"chromium not installed at {CHROMIUM} "
                        "(Debian: apt-get install chromium, or `make browser`)"),
     pytest.mark.skipif(sync_playwright is None, reason="the playwright Python package is not installed"),

@@ -385,7 +385,8 @@ def test_converting_into_a_full_cache_leaves_nothing(cache_dir: Path, tmp_path: 
                                                      monkeypatch: pytest.MonkeyPatch,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     """A conversion that runs out of disk: exit 2, one line naming the models folder and the
-    remedy; the half-written temporary folder is removed."""
+    remedy; the half-written temporary folder is removed (the empty lock file that keeps a second
+    conversion waiting stays)."""
     from pfcore.models import gguf_convert
 
     gguf = tmp_path / "toy.gguf"
@@ -403,7 +404,8 @@ def test_converting_into_a_full_cache_leaves_nothing(cache_dir: Path, tmp_path: 
     line = one_line(err)
     models = cache_dir / "models"
     assert status == 2 and str(models / "toy") in line and "the disk is full" in line, line
-    assert list(models.iterdir()) == []
+    assert [p.name for p in models.iterdir()] == ["toy.lock"]  # only the conversion's lock: an empty file
+    assert (models / "toy.lock").stat().st_size == 0
 
 
 # ---------------------------------------------------------------- bounded reads

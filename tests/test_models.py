@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -122,3 +124,24 @@ def test_a_folder_whose_path_holds_an_at_sign_is_a_name_alone(tiny_gpt2: Path, t
     masked = ModelSpec("x", kind="masked", dtype="bfloat16").with_label(f"{folder}@step8")
     assert (masked.name, masked.revision, masked.kind, masked.dtype) == (str(folder), "step8", "masked", "bfloat16")
     assert split_label("x" * 300 + "@main") == ("x" * 300, "main")  # a name too long for a path is no error
+
+
+def test_two_conversions_at_once_convert_once(cache_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                              ) -> None:
+    """Two loads of a GGUF file that is not converted yet (the app's warm-up and a command, or two
+    test workers, on a fresh clone): one converts, the other waits for it and reuses its folder."""
+    gguf = tmp_path / "model.gguf"
+    gguf.write_bytes(b"GGUF")
+    calls: list[Path] = []
+
+    def convert(source: Path, folder: Path) -> Path:
+        calls.append(folder)
+        time.sleep(0.5)  # the other thread asks meanwhile
+        folder.mkdir(parents=True)
+        return folder
+
+    monkeypatch.setattr(loading.gguf_convert, "is_complete", lambda folder, _gguf: folder.is_dir())
+    monkeypatch.setattr(loading.gguf_convert, "convert", convert)
+    with ThreadPoolExecutor(2) as pool:
+        folders = list(pool.map(lambda _: loading.converted_folder(gguf), range(2)))
+    assert len(calls) == 1 and folders[0] == folders[1] == calls[0]

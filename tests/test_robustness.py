@@ -95,15 +95,17 @@ def test_kind_mismatch_is_refused_before_loading(tiny_gpt2: Path, monkeypatch: p
 
 # ----- 2. two writers of the results table -----
 
+ROWS = 15  # appends per writer: enough for the two to interleave (each append takes the table's lock)
+
 def _append_rows(cache: str, writer: int) -> None:
-    """Append 40 rows of its own source to the results table (run in a separate process)."""
+    """Append ROWS rows of its own source to the results table (run in a separate process)."""
     import os
     os.environ["PFCORE_CACHE"] = cache
     from pfcore.store import results
-    for i in range(40):
+    for i in range(ROWS):
         results.append_results(pd.DataFrame({
             "model": "m", "revision": "main", "step": [None], "suite": "semantic", "construction": "letalone",
-            "filter": "all", "metric": "accuracy", "value": [i / 40], "source": f"writer{writer}-{i}"}))
+            "filter": "all", "metric": "accuracy", "value": [i / ROWS], "source": f"writer{writer}-{i}"}))
 
 
 def test_two_processes_appending_keep_every_row(cache_dir: Path) -> None:
@@ -115,7 +117,7 @@ def test_two_processes_appending_keep_every_row(cache_dir: Path) -> None:
     for p in procs:
         p.join(120)
     assert [p.exitcode for p in procs] == [0, 0]
-    assert len(res.load_results()) == 80
+    assert len(res.load_results()) == 2 * ROWS
 
 
 # ----- 3. non-finite scores and half-read numbers -----

@@ -33,6 +33,8 @@ from pfcore.sweep.plan import load_plan
 from pfcore.sweep.progress import SweepProgress
 from tests.hub_cache import HubSeries
 
+pytestmark = pytest.mark.xdist_group("ray")  # one worker: one local Ray at a time
+
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "tiny-series"
 SUITES = ["semantic", "syntax"]

@@ -21,6 +21,8 @@ import pytest
 
 from pfcore.sweep.processes import end, family, ray_children, signals_held, terminate_as_interrupt
 
+pytestmark = pytest.mark.xdist_group("ray")  # one worker: one local Ray at a time
+
 ROOT = Path(__file__).resolve().parents[1]
 SLEEPER = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(120)"
 START_S = 240  # Ray's start and a worker importing torch, on a busy 2-core machine

@@ -24,7 +24,7 @@ from pfcore.models.hub import missing_revision
 from pfcore.models.memory import keep_freed_memory
 from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
 from pfcore.names import ModelKind
-from pfcore.paths import models_dir
+from pfcore.paths import locked, models_dir
 
 if TYPE_CHECKING:  # torch and transformers load only when a model does (a cached run needs neither)
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
@@ -78,10 +78,13 @@ def converted_folder(gguf: Path) -> Path:
     folder = _conversion_path(gguf)
     if gguf_convert.is_complete(folder, gguf):
         return folder
-    if folder.exists():
-        warnings.warn(f"converted model at {folder} is incomplete or stale; rebuilding it", stacklevel=2)
-    log.info("converting %s to safetensors under %s (once)", gguf.name, folder)
-    return gguf_convert.convert(gguf, folder)
+    with locked(folder.with_name(f"{folder.name}.lock")):  # one conversion at a time; the others wait for it
+        if gguf_convert.is_complete(folder, gguf):
+            return folder
+        if folder.exists():
+            warnings.warn(f"converted model at {folder} is incomplete or stale; rebuilding it", stacklevel=2)
+        log.info("converting %s to safetensors under %s (once)", gguf.name, folder)
+        return gguf_convert.convert(gguf, folder)
 
 
 def resolve_source(spec: ModelSpec) -> tuple[str, bool]:
