@@ -17,6 +17,7 @@ import asyncio
 import json
 import os
 import random
+import re
 import statistics
 import sys
 import tempfile
@@ -64,6 +65,12 @@ async def settle(page: object) -> None:
     await expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=WAIT_MS)  # type: ignore[attr-defined]
 
 
+def spread(text: str) -> re.Pattern[str]:
+    """A pattern of the text as a chart title draws it: wrapped into lines, so its words may be
+    joined by any space or none (plotly puts each line in a tspan of its own)."""
+    return re.compile(r"\s*".join(re.escape(word) for word in text.split()))
+
+
 async def one_session(browser: object, url: str, mine: Session, others: list[str], turn: asyncio.Lock,
                       go: asyncio.Event, ready: list[int]) -> None:
     """Open the Probe and settle (one session after another: opening is not what is measured), wait
@@ -83,7 +90,8 @@ async def one_session(browser: object, url: str, mine: Session, others: list[str
         key = "Control+Enter" if await box.evaluate("e => e.tagName") == "TEXTAREA" else "Enter"
         started = time.monotonic()
         await box.press(key)
-        chart = page.locator(".js-plotly-plot").filter(has_text="word by word").filter(has_text=mine.sentence)
+        chart = page.locator(".js-plotly-plot").filter(has_text=spread("word by word")).filter(
+            has_text=spread(mine.sentence))
         await expect(chart).to_be_visible(timeout=WAIT_MS)
         mine.chart_s = time.monotonic() - started
         await expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=WAIT_MS)
