@@ -1,7 +1,9 @@
 """Benchmark: pfcore's causal scorer against minicons (the paper's scorer) on the same semantic
-blocks, in one process, with pfcore's score cache off. After one untimed call of each, the two
-take turns for --rounds rounds (benchmarks/rounds.py); prints a table, then one JSON line with each
-side's median rate and the median ratio with its range.
+blocks, in one process, with pfcore's score cache off. pfcore scores the model as pfcore loads it
+(the embedded model: its plain-torch Llama); minicons gets the same folder as transformers' Auto*
+classes load it (its usual input; the two give the same logits to the bit). After one untimed call
+of each, the two take turns for --rounds rounds (benchmarks/rounds.py); prints a table, then one JSON
+line with each side's median rate and the median ratio with its range.
 
     python benchmarks/bench_scoring.py --blocks 20 [--rounds 3] [--model smollm2-135m-instruct-q4_1]
 """
@@ -14,6 +16,7 @@ import numpy as np
 import torch
 from minicons import scorer as mscorer
 from rounds import alternate, ratio_line, rounds_option
+from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from pfcore.items import CONSTRUCTIONS, default_items
 from pfcore.models import DEFAULT_MODEL, ModelSpec, load_model
@@ -64,7 +67,8 @@ def main() -> None:
     prefixes, texts = [r.prefix for r in reqs], [r.text for r in reqs]
     loaded = load_model(ModelSpec(args.model))
     ours = CausalScorer(loaded)
-    ref = mscorer.IncrementalLMScorer(loaded.model, tokenizer=loaded.tokenizer, device="cpu")
+    model = AutoModelForCausalLM.from_pretrained(loaded.source, dtype=torch.float32, use_safetensors=True).eval()
+    ref = mscorer.IncrementalLMScorer(model, tokenizer=AutoTokenizer.from_pretrained(loaded.source), device="cpu")
     timed = alternate({"pfcore": lambda: ours.conditional_logprobs(prefixes, texts, "sum"),
                        "minicons": lambda: minicons_scores(ref, prefixes, texts)}, args.rounds, warm_up=True)
     diff = float(np.max(np.abs(np.array(timed.first["pfcore"]) - np.array(timed.first["minicons"]))))

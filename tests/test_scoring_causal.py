@@ -13,6 +13,7 @@ from pfcore.models import ModelSpec, load_model
 from pfcore.scoring import causal
 from pfcore.scoring.causal import CausalScorer, ScorerSettings
 from pfcore.scoring.requests import Request, TokenScores, reduce_all
+from tests.tiny_models import by_auto_classes
 
 PREFIXES = [
     "You couldn't lift a tiny rock, let alone a huge one.",
@@ -160,8 +161,9 @@ def test_masked_model_is_refused(tiny_bert) -> None:
 
 @pytest.mark.slow
 def test_default_model_matches_minicons(default_model_cache: Path) -> None:
-    loaded = load_model(ModelSpec())
-    reference = mscorer.IncrementalLMScorer(loaded.model, tokenizer=loaded.tokenizer, device="cpu")
+    loaded = load_model(ModelSpec())  # pfcore's own loading; minicons gets the folder as transformers loads it
+    model, tokenizer = by_auto_classes(Path(loaded.source))
+    reference = mscorer.IncrementalLMScorer(model, tokenizer=tokenizer, device="cpu")
     pre, cont = pairs()
     ours = CausalScorer(loaded).conditional_logprobs(pre, cont)
     np.testing.assert_allclose(ours, reference.conditional_score(pre, cont, reduction=total), atol=TOL)

@@ -1,6 +1,7 @@
-"""A fast start: the embedded model's short loading path gives the Auto* classes' model, tokenizer
-and scores exactly; the Home page is usable while the server's warm-up loads the model, without
-importing torch; the warm-up leaves the scorer every session shares ready."""
+"""A fast start: the embedded model's short loading path (Llama in plain torch, the tokenizer by
+`tokenizers` alone) gives the Auto* classes' weights, tokenizer, logits and scores to the bit without
+importing transformers; the Home page is usable while the server's warm-up loads the model, without
+importing torch; the warm-up waits for the first page and leaves the scorer every session shares ready."""
 from __future__ import annotations
 
 import json
@@ -8,34 +9,39 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 from safetensors.torch import load_file, save_file
-from transformers import AutoModelForCausalLM, AutoTokenizer
 
-from pfcore.errors import ModelLoadError
+from pfcore.errors import InputError, ModelLoadError
 from pfcore.items import default_items
 from pfcore.models import LoadedModel, ModelSpec, clear_loaded, load_model
-from pfcore.models.loading import being_loaded, load_converted, loaded_now
+from pfcore.models.llama import LlamaConfig, LlamaLM
+from pfcore.models.loading import being_loaded, load_converted, loaded_now, promised, wait_while_loading
 from pfcore.models.spec import _gpu_build
 from pfcore.names import ModelKind
 from pfcore.scoring.causal import CausalScorer
 from pfcore.scoring.factory import shared_scorer
+from pfcore.scoring.masked import MaskedScorer
 from pfcore.scoring.methods import text_method
 from pfcore.scoring.requests import Request
 from pfcore.ui import serve
 from pfcore.ui.model import scorer as app_scorer
 from pfcore.ui.page import PAGES
 from tests.app_helpers import ROOT
-from tests.tiny_models import CORPUS, build_llama
+from tests.tiny_models import CORPUS, build_llama, by_auto_classes
 
 REQUESTS = [Request("", text) for text in CORPUS] + [
     Request(CORPUS[0], "Lifting a tiny rock is easier than lifting a huge rock."),
     Request(CORPUS[0], "Lifting a huge rock is easier than lifting a tiny rock."),
     Request(CORPUS[1], "Singing a beautiful song is harder than singing an ugly song.")]
+TOKENIZER_FACTS = ("bos_token", "eos_token", "pad_token", "unk_token", "bos_token_id", "eos_token_id", "pad_token_id",
+                   "unk_token_id", "model_max_length",
+                   "clean_up_tokenization_spaces", "all_special_ids", "is_fast")
 
 
 @pytest.fixture(scope="module")
@@ -44,40 +50,89 @@ def tiny_llama(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_llama(tmp_path_factory.mktemp("llama") / "tiny-llama")
 
 
-def by_auto_classes(folder: Path) -> tuple[torch.nn.Module, object]:
-    """The model and tokenizer as the Auto* classes load them (float32, safetensors)."""
-    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32, use_safetensors=True).eval()
-    return model, AutoTokenizer.from_pretrained(folder)
+def mask_forms(vocabulary: int) -> dict[str, dict[str, torch.Tensor]]:
+    """Every kind of forward pass pfcore's scorers make: no mask (next tokens, the exactness checks), a
+    2-D mask without and with padding (plain batches), one token, and the prefix tree's 4-D additive
+    mask with positions that restart (and those positions alone)."""
+    ids = torch.randint(3, vocabulary, (3, 17), generator=torch.Generator().manual_seed(0))
+    padded = torch.ones_like(ids)
+    padded[1, 12:], padded[2, 5:] = 0, 0
+    allowed = torch.tril(torch.ones(17, 17, dtype=torch.bool))
+    allowed[9:, 4:9] = False  # a second branch that shares the first four tokens
+    tree = torch.zeros(3, 1, 17, 17).masked_fill_(~allowed, torch.finfo(torch.float32).min)
+    positions = torch.cat([torch.arange(9), torch.arange(4, 12)]).unsqueeze(0).expand(3, -1)
+    return {"no mask": {"input_ids": ids},
+            "2-D, no padding": {"input_ids": ids, "attention_mask": torch.ones_like(ids)},
+            "2-D, padded": {"input_ids": ids, "attention_mask": padded}, "one token": {"input_ids": ids[:, :1]},
+            "4-D tree": {"input_ids": ids, "attention_mask": tree, "position_ids": positions},
+            "positions alone": {"input_ids": ids, "position_ids": positions}}
 
 
 def assert_same_model(short: LoadedModel, auto: LoadedModel, requests: list[Request]) -> None:
-    """Same class, weights, buffers, tying and attention; the same scores, to the bit."""
-    assert type(short.model) is type(auto.model) and type(short.tokenizer) is type(auto.tokenizer)
+    """The same weights (the output layer tied) and rotary frequencies; the same logits and last hidden
+    states in every kind of forward pass, and the same scores, to the bit."""
+    assert isinstance(short.model, LlamaLM) and not short.model.training
     a, b = short.model.state_dict(), auto.model.state_dict()
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) and a[k].dtype == b[k].dtype for k in a)
-    a, b = dict(short.model.named_buffers()), dict(auto.model.named_buffers())
-    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) and a[k].dtype == b[k].dtype for k in a)
     assert short.model.lm_head.weight is short.model.model.embed_tokens.weight
-    assert short.model.config._attn_implementation == auto.model.config._attn_implementation
-    assert not short.model.training
+    assert torch.equal(short.model.model.inv_freq, auto.model.model.rotary_emb.inv_freq)
+    with torch.inference_mode():
+        for form, inputs in mask_forms(short.model.config.vocab_size).items():  # called as pfcore calls them
+            assert torch.equal(short.model(**inputs, use_cache=False).logits,
+                               auto.model(**inputs, use_cache=False).logits), form
+            assert torch.equal(short.model.base_model(**inputs, use_cache=False).last_hidden_state,
+                               auto.model.base_model(**inputs, use_cache=False).last_hidden_state), form
     for plain in (CausalScorer(short), CausalScorer(auto)):
-        assert plain._tree_ok  # the prefix-tree path, with its 4-D mask, is what is compared
+        assert plain._tree_ok  # the prefix-tree path, with its 4-D mask, is what the scores take
     for got, expected in ((CausalScorer(short), CausalScorer(auto)),
                           (CausalScorer(short).bow_scorer(), CausalScorer(auto).bow_scorer())):
         for x, y in zip(got.score(requests), expected.score(requests)):
             assert x.token_ids == y.token_ids and np.array_equal(x.logprobs, y.logprobs)
 
 
+def assert_same_tokenizer(short: object, auto: object, texts: list[str]) -> None:
+    """The same ids and character offsets (with and without special tokens), the same text for every
+    token and pair of tokens (cleaned up or not), and the same special ids and settings."""
+    for special in (False, True):
+        found, expected = (tok(texts, add_special_tokens=special, return_offsets_mapping=True)  # type: ignore[operator]
+                           for tok in (short, auto))
+        assert found["input_ids"] == expected["input_ids"] and found["offset_mapping"] == expected["offset_mapping"]
+    assert short(texts[0])["input_ids"] == auto(texts[0])["input_ids"]  # type: ignore[operator]
+    size = len(auto)  # type: ignore[arg-type]
+    assert len(short) == size  # type: ignore[arg-type]
+    ids = [[i] for i in range(size)] + [[i, (i * 7919) % size] for i in range(size)]
+    for clean in (None, False, True):
+        assert short.batch_decode(ids, clean_up_tokenization_spaces=clean) == \
+            auto.batch_decode(ids, clean_up_tokenization_spaces=clean)  # type: ignore[attr-defined]
+    for name in TOKENIZER_FACTS:
+        assert getattr(short, name) == getattr(auto, name), name
+
+
 def test_a_converted_folder_loads_the_short_way_to_the_same_scores(tiny_llama: Path, cache_dir: Path) -> None:
     spec, source = ModelSpec(name=str(tiny_llama)), str(tiny_llama)
     short = LoadedModel(spec, *load_converted(tiny_llama), source)
-    short.model.eval()
     auto = LoadedModel(spec, *by_auto_classes(tiny_llama), source)
     assert_same_model(short, auto, REQUESTS)
-    texts = [r.text for r in REQUESTS]
-    assert short.tokenizer(texts)["input_ids"] == auto.tokenizer(texts)["input_ids"]
-    ids = [[i] for i in range(len(auto.tokenizer))]
-    assert short.tokenizer.batch_decode(ids) == auto.tokenizer.batch_decode(ids)
+    assert_same_tokenizer(short.tokenizer, auto.tokenizer, [r.text for r in REQUESTS] + ["", " a  b\n c 's ."])
+
+
+def test_the_short_way_imports_neither_transformers_nor_torch_compile(tiny_llama: Path) -> None:
+    """Loading and scoring the short way: no transformers (3 to 4 s), no torch._dynamo (some 3 s, which
+    initialising weights on torch's meta device would import)."""
+    found = run_python(f"""
+        import json, sys
+        from pathlib import Path
+        from pfcore.models import LoadedModel, ModelSpec
+        from pfcore.models.loading import load_converted
+        from pfcore.scoring.causal import CausalScorer
+        from pfcore.scoring.requests import Request
+
+        folder = Path({str(tiny_llama)!r})
+        loaded = LoadedModel(ModelSpec(name=str(folder)), *load_converted(folder), str(folder))
+        scores = CausalScorer(loaded).bow_scorer().score([Request("We saw a rock,", "let alone a mountain.")])
+        print(json.dumps({{"scored": len(scores[0].logprobs), "imported": sorted(
+            m for m in ("transformers", "torch._dynamo") if m in sys.modules)}}))""")
+    assert found["scored"] > 0 and found["imported"] == []
 
 
 def test_a_converted_folder_missing_weights_is_refused(tiny_llama: Path, tmp_path: Path) -> None:
@@ -92,10 +147,28 @@ def test_a_converted_folder_missing_weights_is_refused(tiny_llama: Path, tmp_pat
         load_converted(broken)
 
 
+@pytest.mark.parametrize("change", [{"rope_scaling": {"rope_type": "linear", "factor": 2.0}},
+                                    {"hidden_act": "gelu"}, {"attention_bias": True},
+                                    {"architectures": ["MistralForCausalLM"]}])
+def test_a_folder_the_plain_llama_would_compute_differently_is_refused(tiny_llama: Path, tmp_path: Path,
+                                                                      change: dict[str, object]) -> None:
+    """A config whose model the plain torch Llama would not compute as transformers does (another rope,
+    activation, bias or architecture) is refused with its reason, never scored differently."""
+    (tmp_path / "config.json").write_text(json.dumps(json.loads((tiny_llama / "config.json").read_text()) | change))
+    with pytest.raises(ModelLoadError, match=f"not a plain Llama model \\(its {next(iter(change))} differ"):
+        LlamaConfig.read(tmp_path)
+
+
+def test_masked_scoring_refuses_the_plain_llama(tiny_llama: Path) -> None:
+    loaded = LoadedModel(ModelSpec(name=str(tiny_llama)), *load_converted(tiny_llama), str(tiny_llama))
+    with pytest.raises(InputError, match="LlamaLM is a causal model; use causal scoring"):
+        MaskedScorer(loaded)
+
+
 @pytest.mark.slow
 def test_the_embedded_model_loads_the_short_way_to_the_same_scores(default_model_cache: Path) -> None:
     """load_model's short path for the default model against the Auto* classes, on the shipped items'
-    first semantic blocks and every token's text."""
+    first semantic blocks, both suites' texts and every token's text."""
     clear_loaded()
     short = load_model(ModelSpec())
     auto = LoadedModel(short.spec, *by_auto_classes(Path(short.source)), short.source)
@@ -106,15 +179,7 @@ def test_the_embedded_model_loads_the_short_way_to_the_same_scores(default_model
     assert_same_model(short, auto, requests)
     texts = sorted({t for kind in ("semantic", "syntax") for i in default_items(kind)
                     for t in (getattr(i, "context", ""), getattr(i, "followup", ""), getattr(i, "sentence", "")) if t})
-    texts = texts[::20]  # some 4,700 distinct texts of both suites
-    found, expected = (tok(texts, add_special_tokens=False, return_offsets_mapping=True)
-                       for tok in (short.tokenizer, auto.tokenizer))
-    assert found["input_ids"] == expected["input_ids"] and found["offset_mapping"] == expected["offset_mapping"]
-    ids = [[i] for i in range(len(auto.tokenizer))]
-    assert short.tokenizer.batch_decode(ids) == auto.tokenizer.batch_decode(ids)
-    for name in ("bos_token_id", "eos_token_id", "pad_token_id", "padding_side", "model_max_length",
-                 "clean_up_tokenization_spaces", "all_special_ids"):
-        assert getattr(short.tokenizer, name) == getattr(auto.tokenizer, name), name
+    assert_same_tokenizer(short.tokenizer, auto.tokenizer, texts[::20])  # some 4,700 distinct texts of both suites
 
 
 def run_python(code: str) -> dict:
@@ -172,24 +237,48 @@ def test_the_home_page_is_usable_while_the_server_loads_the_model(tiny_gpt2: Pat
     assert any("(causal) ready" in s and "loaded in" in s for s in found["ready"])
 
 
-def test_the_warm_up_lets_the_server_start_first(tiny_gpt2: Path, cache_dir: Path) -> None:
-    """Waiting for the server, the warm-up counts as a load under way (so Home does not start one);
-    it loads once the server has started, or after its longest wait."""
+def test_the_warm_up_lets_the_first_page_come_first(tiny_gpt2: Path, cache_dir: Path) -> None:
+    """Waiting for a first page, the warm-up counts as a load under way (so Home does not start one);
+    it loads once a page is drawn, or after its longest wait when nobody comes."""
     clear_loaded()
-    spec, started = ModelSpec(name=str(tiny_gpt2)), threading.Event()
-    warm = threading.Thread(target=serve.warm_up, args=(spec,), kwargs={"after": started.is_set, "at_most_s": 60})
+    spec, drawn = ModelSpec(name=str(tiny_gpt2)), threading.Event()
+    warm = threading.Thread(target=serve.warm_up, args=(spec,), kwargs={"after": drawn.is_set, "at_most_s": 60})
     warm.start()
     while not being_loaded(spec):
-        started.wait(0.01)
-    started.wait(0.5)
-    assert being_loaded(spec) and loaded_now(spec) is None  # still waiting for the server
-    started.set()
+        drawn.wait(0.01)
+    drawn.wait(0.5)
+    assert being_loaded(spec) and loaded_now(spec) is None  # still waiting for the page
+    drawn.set()
     warm.join(60)
     assert loaded_now(spec) is not None and not being_loaded(spec)
     clear_loaded()
-    serve.warm_up(spec, after=lambda: False, at_most_s=0.1)  # the server never said so: it loads all the same
+    serve.warm_up(spec, after=lambda: False, at_most_s=0.1)  # no page was drawn: it loads all the same
     assert loaded_now(spec) is not None
-    assert not serve.server_started()  # no streamlit runtime in this process
+
+
+def test_a_page_waiting_for_the_model_wakes_when_the_load_ends() -> None:
+    """wait_while_loading returns as soon as the load's promise ends, not at the end of its timeout."""
+    spec, ended = ModelSpec(name="not-loaded-here"), threading.Event()
+    with promised(spec):
+        assert not wait_while_loading(spec, 0.05)  # under way: it waited, and says so
+        threading.Timer(0.2, ended.set).start()
+        ended.wait(5)
+    started = time.monotonic()
+    assert wait_while_loading(spec, 30)
+    assert time.monotonic() - started < 1
+
+    def end_later() -> None:
+        with promised(spec):
+            time.sleep(0.3)
+
+    waiter = threading.Thread(target=end_later)
+    waiter.start()
+    while not being_loaded(spec):
+        time.sleep(0.01)
+    started = time.monotonic()
+    assert wait_while_loading(spec, 30)
+    assert time.monotonic() - started < 5  # woken by the promise's end, long before its 30 s
+    waiter.join()
 
 
 def test_the_warm_up_leaves_the_sessions_scorer_ready(tiny_gpt2: Path, cache_dir: Path) -> None:

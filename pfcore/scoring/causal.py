@@ -318,7 +318,7 @@ class CausalScorer:
         """One forward pass over packed trees; returns what each member asked for."""
         dev = self.model.device
         width = max(len(p.tokens) for p in packs)
-        ids = torch.full((len(packs), width), self.pad_id, dtype=torch.long)
+        ids = torch.full((len(packs), width), self.pad_id or 0, dtype=torch.long)  # padding is masked out: any id does
         for b, p in enumerate(packs):
             ids[b, :len(p.tokens)] = torch.tensor(p.tokens)
         if tree:

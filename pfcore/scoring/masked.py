@@ -22,6 +22,7 @@ from transformers.models.auto.modeling_auto import (
 )
 
 from pfcore.errors import InputError
+from pfcore.models.llama import LlamaLM
 from pfcore.models.loading import LoadedModel
 from pfcore.scoring.requests import BLANK, REDUCTIONS, Reduction
 from pfcore.scoring.serial import model_lock
@@ -78,7 +79,7 @@ class MaskedScorer:
     def __init__(self, loaded: LoadedModel, max_batch_tokens: int = 4096) -> None:
         model, tokenizer = loaded.model, loaded.tokenizer
         _check_masked_lm(model)
-        if tokenizer.mask_token_id is None:
+        if not isinstance(tokenizer, PreTrainedTokenizerBase) or tokenizer.mask_token_id is None:
             raise InputError(f"the tokenizer {type(tokenizer).__name__} has no mask token; "
                              "masked scoring needs a masked-LM tokenizer")
         if not tokenizer.is_fast:
@@ -427,7 +428,7 @@ def _check_masked_lm(model: torch.nn.Module) -> None:
     name = type(model).__name__
     if name.endswith("ForMaskedLM") or name in _class_names(MODEL_FOR_MASKED_LM_MAPPING_NAMES):
         return
-    if name in _class_names(MODEL_FOR_CAUSAL_LM_MAPPING_NAMES):
+    if name in _class_names(MODEL_FOR_CAUSAL_LM_MAPPING_NAMES) or isinstance(model, LlamaLM):
         raise InputError(f"{name} is a causal model; use causal scoring for it")
     raise InputError(f"{name} is not a masked language model; load one with AutoModelForMaskedLM")
 
