@@ -131,7 +131,7 @@ def test_the_short_way_imports_neither_transformers_nor_torch_compile(tiny_llama
         loaded = LoadedModel(ModelSpec(name=str(folder)), *load_converted(folder), str(folder))
         scores = CausalScorer(loaded).bow_scorer().score([Request("We saw a rock,", "let alone a mountain.")])
         print(json.dumps({{"scored": len(scores[0].logprobs), "imported": sorted(
-            m for m in ("transformers", "torch._dynamo") if m in sys.modules)}}))""")
+            m for m in ("transformers", "torch._dynamo", "pandas", "scipy") if m in sys.modules)}}))""")
     assert found["scored"] > 0 and found["imported"] == []
 
 
@@ -202,8 +202,8 @@ def test_the_device_choice_does_not_import_torch() -> None:
 @pytest.mark.skipif(_gpu_build(), reason="torch here is built for a GPU: the device choice imports it")
 def test_the_home_page_is_usable_while_the_server_loads_the_model(tiny_gpt2: Path, cache_dir: Path) -> None:
     """The warm-up is loading the model (held at its start): Home draws everything, says the model is
-    loading and reaches its wait without importing torch or transformers; when the load ends, it is
-    drawn again, ready."""
+    loading and reaches its wait (the signal that lets the warm-up begin) without importing torch,
+    transformers or pandas; when the load ends, it is drawn again, ready."""
     found = run_python(f"""
         import json, sys, threading
         from streamlit.testing.v1 import AppTest
@@ -221,6 +221,7 @@ def test_the_home_page_is_usable_while_the_server_loads_the_model(tiny_gpt2: Pat
         def reached_the_wait():
             if not release.is_set():  # the first run, while the model loads (not the run after it)
                 seen.update(torch="torch" in sys.modules, transformers="transformers" in sys.modules,
+                            pandas="pandas" in sys.modules,
                             loading=ui_model.model_loading())
                 release.set()
             wait_for_model()
@@ -230,25 +231,31 @@ def test_the_home_page_is_usable_while_the_server_loads_the_model(tiny_gpt2: Pat
         at.session_state["model_name"] = spec.name
         at.run()
         seen.update(links=len(at.get("page_link")), warnings=[str(w.value) for w in at.warning],
-                    ready=[str(s.value) for s in at.sidebar.success], exception=bool(at.exception))
+                    ready=[str(s.value) for s in at.sidebar.success], exception=bool(at.exception),
+                    first_page=ui_model.FIRST_PAGE.is_set())
         print(json.dumps(seen))""")
-    assert found["loading"] and not found["torch"] and not found["transformers"]
+    assert found["loading"] and not found["torch"] and not found["transformers"] and not found["pandas"]
     assert not found["exception"] and found["links"] == len(PAGES) - 1 and not found["warnings"]
+    assert found["first_page"]  # the server's warm-up may begin
     assert any("(causal) ready" in s and "loaded in" in s for s in found["ready"])
 
 
 def test_the_warm_up_lets_the_first_page_come_first(tiny_gpt2: Path, cache_dir: Path) -> None:
     """Waiting for a first page, the warm-up counts as a load under way (so Home does not start one);
-    it loads once a page is drawn, or after its longest wait when nobody comes."""
+    it loads once a page is drawn and has had its settling time, or after its longest wait when nobody
+    comes."""
     clear_loaded()
     spec, drawn = ModelSpec(name=str(tiny_gpt2)), threading.Event()
-    warm = threading.Thread(target=serve.warm_up, args=(spec,), kwargs={"after": drawn.is_set, "at_most_s": 60})
+    warm = threading.Thread(target=serve.warm_up, args=(spec,),
+                            kwargs={"after": drawn.is_set, "at_most_s": 60, "settle_s": 0.4})
     warm.start()
     while not being_loaded(spec):
         drawn.wait(0.01)
     drawn.wait(0.5)
     assert being_loaded(spec) and loaded_now(spec) is None  # still waiting for the page
     drawn.set()
+    drawn.wait(0.2)
+    assert being_loaded(spec) and loaded_now(spec) is None  # the page is settling in the browser
     warm.join(60)
     assert loaded_now(spec) is not None and not being_loaded(spec)
     clear_loaded()

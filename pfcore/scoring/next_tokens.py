@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
-import pandas as pd
 
 from pfcore.errors import InputError
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import MAX_TEXT_CHARS, check_text
+
+if TYPE_CHECKING:  # pandas only for a table: the app's server and warm-up import this module before any
+    import pandas as pd
 
 TOP_K = 10
 MAX_K = 100
@@ -47,6 +49,8 @@ class NextTokens:
 
     def table(self) -> pd.DataFrame:
         """One row per token: rank, word, the token as decoded, probability (0-1 and percent)."""
+        import pandas as pd
+
         return pd.DataFrame({"rank": range(1, len(self.tokens) + 1), "word": [t.word for t in self.tokens],
                              "token": [t.text for t in self.tokens],
                              "probability": [t.probability for t in self.tokens],

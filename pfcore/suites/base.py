@@ -7,9 +7,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from pfcore.errors import InputError
 from pfcore.models.loading import LoadedModel, load_model
@@ -18,6 +16,9 @@ from pfcore.names import ModelKind, SuiteName, named
 from pfcore.scoring.methods import ScoringMethod, check_fits, parse_method, text_method
 from pfcore.scoring.requests import Progress, Reduction, Request, RequestScorer, TokenScores
 from pfcore.store.cache import CHUNK, ScoreCache, ScoreStats, score_cached
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True)

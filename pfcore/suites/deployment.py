@@ -14,11 +14,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pfcore.errors import InputError
 from pfcore.models.spec import DEFAULT_MODEL, ModelSpec
 from pfcore.paths import MIB
-from pfcore.suites.base import RunConfig
+
+if TYPE_CHECKING:  # every page reads the deployment: the suites (and pandas) only where runs are made
+    from pfcore.suites.base import RunConfig
 
 PUBLIC_VAR = "PFCORE_PUBLIC"
 MODELS_VAR = "PFCORE_MODELS_ALLOWED"

@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
+
+if TYPE_CHECKING:  # every page's sidebar reads this module: pandas only where a table is downloaded
+    import pandas as pd
 
 
 def slug(name: str) -> str:

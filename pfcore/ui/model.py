@@ -12,7 +12,7 @@ import streamlit as st
 
 from pfcore.errors import ModelLoadError, PfcoreError
 from pfcore.models import DEFAULT_MODEL, LoadedModel, ModelSpec, load_model
-from pfcore.models.loading import being_loaded
+from pfcore.models.loading import being_loaded, wait_while_loading
 from pfcore.models.spec import DEFAULT_MODEL_TITLE, DTYPES, available_devices, split_label
 from pfcore.names import ModelKind
 from pfcore.scoring.factory import LazyScorer, shared_scorer
@@ -232,8 +232,9 @@ def parameter_count(loaded: LoadedModel) -> int:
     return int(sum(p.numel() for p in loaded.model.parameters()))
 
 
-POLL_S = 0.5  # how often a page that did not wait looks again whether the model is ready
+POLL_S = 0.5  # how often the sidebar's seconds are counted while the model loads
 _PENDING = threading.local()  # this script run's model still loading, and its sidebar status slot
+FIRST_PAGE = threading.Event()  # a page that does not wait for the model has been drawn: the warm-up may begin
 
 
 def sidebar_model(*, wait: bool = True) -> ModelChoice | None:
@@ -273,15 +274,16 @@ def model_loading() -> bool:
 
 
 def wait_for_model() -> None:
-    """The end of a page that did not wait for its model: while the load goes on, the sidebar
-    counts its seconds (each update answers a click at once, so the page stays usable, and costs
-    next to nothing, so the load is not slowed); when it ends, the page is drawn again, ready."""
+    """The end of a page that did not wait for its model (it is drawn: the server's warm-up may begin):
+    while the load goes on, the sidebar counts its seconds (each update answers a click at once, so the
+    page stays usable, and costs next to nothing, so the load is not slowed); the moment it ends, the
+    page is drawn again, ready."""
+    FIRST_PAGE.set()
     if not model_loading():
         return
     spec, _ = _PENDING.value
     started = time.monotonic()
-    while being_loaded(spec):
-        time.sleep(POLL_S)
+    while not wait_while_loading(spec, POLL_S):
         _loading_note(spec, time.monotonic() - started)
     st.rerun()
 

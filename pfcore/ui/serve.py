@@ -2,12 +2,12 @@
 `--public`, what `make app-public` runs, sets PFCORE_PUBLIC=1: public mode for a class server).
 
 The server starts a warm-up thread at once: it loads the default model and builds the scorer
-every session shares, so that the import of torch and transformers, the load and the scorer's
-one-time work are done before a student asks for a score. It lets the server start first (one
-process runs one thread of Python at a time, so the two would slow each other down): it begins
-when streamlit's runtime has started, while the browser is still setting up the page, or after
-WARM_UP_AFTER_S at the latest. Meanwhile it counts as a load under way, so the Home page does not
-wait for the model (its sidebar says it is loading); a page that scores waits for the load."""
+every session shares, so that the import of torch, the load and the scorer's one-time work are done
+before a student asks for a score. It lets the first page come first (one process runs one thread
+of Python at a time, so the two would slow each other down): it begins when a page that does not
+wait for the model (Home) has been drawn, or after WARM_UP_AFTER_S at the latest when nobody comes.
+Meanwhile it counts as a load under way, so the Home page does not wait for the model (its sidebar
+says it is loading); a page that scores waits for the load (or does it, when it is opened first)."""
 from __future__ import annotations
 
 import os
@@ -25,40 +25,35 @@ from pfcore.scoring.factory import shared_scorer
 from pfcore.scoring.methods import text_method
 from pfcore.scoring.requests import Request
 from pfcore.suites.deployment import PUBLIC_VAR, deployment
+from pfcore.ui.model import FIRST_PAGE
 
 APP = REPO_ROOT / "app.py"
 WARM_UP_TEXT = "The explorer is getting ready."  # scored once, outside the score cache
-WARM_UP_AFTER_S = 5.0  # the longest the warm-up waits for the server to start
+WARM_UP_AFTER_S = 5.0  # the longest the warm-up waits for a first page
+PAGE_SETTLE_S = 0.5  # after a first page's script, the browser fetches its widgets' code from this server
 POLL_S = 0.05
 
 
 def warm_up(spec: ModelSpec | None = None, *, after: Callable[[], bool] | None = None,
-            at_most_s: float = WARM_UP_AFTER_S) -> None:
+            at_most_s: float = WARM_UP_AFTER_S, settle_s: float = 0.0) -> None:
     """Load a model (the deployment's first), build the scorer the sessions share (its checks and word-start
     tokens) and run one text through it and its word variant; with `after`, first wait until it
-    says yes (at most `at_most_s`), the load counting as under way meanwhile. A failure is left
-    for the page, which reports it in the sidebar."""
+    says yes (at most `at_most_s`) and `settle_s` more, the load counting as under way meanwhile
+    (torch's import holds Python's lock for up to 0.25 s at a time, which would hold up the server's
+    answers to the browser drawing the first page). A failure is left for the page, which reports
+    it in the sidebar."""
     spec = spec or ModelSpec()
     with promised(spec):
         deadline = time.monotonic() + at_most_s
         while after is not None and not after() and time.monotonic() < deadline:
             time.sleep(POLL_S)
+        if after is not None and after():
+            time.sleep(settle_s)
         try:
             scorer = shared_scorer(spec, text_method(spec.kind))
             (scorer.bow_scorer() or scorer).score([Request("", WARM_UP_TEXT)])
         except Exception:  # noqa: BLE001 - the page shows the same failure with its message
             return
-
-
-def server_started() -> bool:
-    """Whether streamlit's runtime has started: its server answers. Read from the loaded module,
-    never imported here: importing streamlit from this thread while the server imports it would
-    hand one of them a half-made module."""
-    runtime = sys.modules.get("streamlit.runtime.runtime")
-    runtime_class, states = getattr(runtime, "Runtime", None), getattr(runtime, "RuntimeState", None)
-    if runtime_class is None or states is None or not runtime_class.exists():
-        return False
-    return bool(runtime_class.instance().state is not states.INITIAL)
 
 
 def use_app_navigation() -> None:
@@ -84,8 +79,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if policy.public and not any(o.startswith("--server.maxUploadSize") for o in options):
         options.append(f"--server.maxUploadSize={max(1, policy.upload_cap // MIB)}")  # streamlit refuses more
-    threading.Thread(target=warm_up, args=(policy.first_model(),), kwargs={"after": server_started},
-                     name="pfcore-warm-up", daemon=True).start()
+    threading.Thread(target=warm_up, args=(policy.first_model(),), name="pfcore-warm-up", daemon=True,
+                     kwargs={"after": FIRST_PAGE.is_set, "settle_s": PAGE_SETTLE_S}).start()
     use_app_navigation()
     from streamlit.web import cli as streamlit_cli
 
