@@ -1,7 +1,9 @@
 """The score cache: reruns are served from it, chunks survive interruption, corruption is healed."""
 from __future__ import annotations
 
+import gc
 import multiprocessing as mp
+import sqlite3
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +12,7 @@ import pytest
 from pfcore.models import ModelSpec, load_model
 from pfcore.scoring.causal import CausalScorer
 from pfcore.scoring.requests import Request
-from pfcore.store.cache import ScoreCache, score_cached
+from pfcore.store.cache import TABLE, ScoreCache, score_cached
 
 REQS = [Request("You couldn't lift a tiny rock, let alone a huge one.", f"Lifting rock {i} is easier.")
         for i in range(12)]
@@ -101,3 +103,25 @@ def test_two_processes_write_at_once(tmp_path: Path) -> None:
         p.join(60)
     assert all(p.exitcode == 0 for p in procs)
     assert ScoreCache(path).count() == 400
+
+
+@pytest.mark.parametrize("command", ["run", "score"])
+def test_a_command_closes_the_score_cache_so_its_file_holds_every_score(tiny_gpt2: Path, cache_dir: Path,
+                                                                         command: str) -> None:
+    """Python's sqlite3 keeps each connection in a reference cycle (its statement cache), so one left
+    open lives until a garbage collection and its scores stay in the write-ahead log beside the file.
+    A run and a score close theirs: when they return, the file itself holds the scores (a copy of it,
+    or a damaged log, loses nothing), with no collection needed."""
+    from pfcore.cli import main
+
+    args = (["run", "--suite", "semantic", "--construction", "let_alone", "--limit-blocks", "1"] if command == "run"
+            else ["score", "--sentence", "The cat sat on the mat."])
+    gc.disable()
+    try:
+        assert main([*args, "--model", str(tiny_gpt2), "--json"]) == 0
+        log = cache_dir / "scores.sqlite-wal"
+        assert not log.exists() or log.stat().st_size == 0
+        with sqlite3.connect(f"file:{cache_dir / 'scores.sqlite'}?mode=ro&immutable=1", uri=True) as alone:
+            assert alone.execute(f"SELECT count(*) FROM {TABLE}").fetchone()[0] > 0  # the file alone, no log read
+    finally:
+        gc.enable()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from contextlib import closing, nullcontext
 from pathlib import Path
 
 import pandas as pd
@@ -232,13 +233,13 @@ def score_file(args: argparse.Namespace, specs: list[ModelSpec], cache: ScoreCac
 def run(args: argparse.Namespace) -> int:
     """Score the request or the file with each model (through the cache) and print the results."""
     specs = specs_from_args(args)
-    cache = None if args.no_cache else ScoreCache()
-    if args.file:
-        return score_file(args, specs, cache)
-    if args.regions or args.out:
-        raise InputError("--regions and --out go with --file")
-    req = request_from_args(args)
-    results = [score_one(spec, req, args, cache) for spec in specs]
+    with nullcontext() if args.no_cache else closing(ScoreCache()) as cache:
+        if args.file:
+            return score_file(args, specs, cache)
+        if args.regions or args.out:
+            raise InputError("--regions and --out go with --file")
+        req = request_from_args(args)
+        results = [score_one(spec, req, args, cache) for spec in specs]
     if args.json:
         objects = [obj for obj, _ in results]
         print_envelope(objects)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Callable, Sequence
-from contextlib import suppress
+from contextlib import AbstractContextManager, closing, nullcontext, suppress
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -53,9 +53,11 @@ class ResultsLabel:
     step: int | None
 
 
-def score_cache(config: RunConfig) -> ScoreCache | None:
-    """The persistent score cache, or None when the run asked for none."""
-    return ScoreCache() if config.use_cache else None
+def score_cache(config: RunConfig) -> AbstractContextManager[ScoreCache | None]:
+    """The persistent score cache, closed after use (Python's sqlite3 keeps an open connection in a
+    reference cycle, so only a garbage collection would close it, its scores left in the write-ahead
+    log meanwhile); a stand-in for None when the run asked for no cache."""
+    return closing(ScoreCache()) if config.use_cache else nullcontext()
 
 
 def run_suite(spec: ModelSpec, config: RunConfig, progress: ProgressView | None = None,
@@ -72,23 +74,25 @@ def run_suite(spec: ModelSpec, config: RunConfig, progress: ProgressView | None 
     items = suite.load(config)
     lazy, handle = LazyScorer(spec, method, config.bos, scorers), ModelHandle(spec)
     part = RunPart(started, time.monotonic(), lazy, handle)
-    cache, item_ids = score_cache(config), suite.item_ids(items)
-    key = run_key(spec, config, lazy.identity, item_ids) if cache else ""
-    earlier = cache.earlier_parts(key) if cache else NO_PARTS
-    ctx = ScoreContext(lazy, cache, part.meter(progress, earlier), suite.reduction(config, method), config.chunk,
-                       handle, part.stats)
-    try:
-        tables = score_and_decide(suite, items, ctx)
-    except BaseException:
-        if cache is not None and part.stats.scored:
-            with suppress(EnvironmentProblem):  # the interruption is what the user sees; only its time is lost
-                cache.keep_parts(key, earlier.plus(part.timings()))
-        raise
-    manifest = _manifest(suite, spec, config, method, item_ids, earlier.plus(part.timings()))
-    rows = results_rows(manifest, tables["summary"], suite.metric, label)
-    record = save_run(manifest, tables, out, suite.published(tables["summary"], spec.revision or "NONE"), rows=rows)
-    if cache is not None and earlier.parts:
-        _forget_parts(cache, key)
+    item_ids = suite.item_ids(items)
+    with score_cache(config) as cache:
+        key = run_key(spec, config, lazy.identity, item_ids) if cache else ""
+        earlier = cache.earlier_parts(key) if cache else NO_PARTS
+        ctx = ScoreContext(lazy, cache, part.meter(progress, earlier), suite.reduction(config, method), config.chunk,
+                           handle, part.stats)
+        try:
+            tables = score_and_decide(suite, items, ctx)
+        except BaseException:
+            if cache is not None and part.stats.scored:
+                with suppress(EnvironmentProblem):  # the interruption is what the user sees; only its time is lost
+                    cache.keep_parts(key, earlier.plus(part.timings()))
+            raise
+        manifest = _manifest(suite, spec, config, method, item_ids, earlier.plus(part.timings()))
+        rows = results_rows(manifest, tables["summary"], suite.metric, label)
+        record = save_run(manifest, tables, out, suite.published(tables["summary"], spec.revision or "NONE"),
+                          rows=rows)
+        if cache is not None and earlier.parts:
+            _forget_parts(cache, key)
     if not config.shared:
         return record
     try:
