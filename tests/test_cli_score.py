@@ -13,6 +13,7 @@ from pfcore.cli import main
 from pfcore.cli_common import print_envelope
 from pfcore.models import ModelSpec, load_model
 from pfcore.output import envelope
+from tests.tiny_models import by_auto_classes
 
 PREFIX = "I couldn't lift a tiny rock, let alone a huge one."
 CONT = "Lifting a tiny rock is easier than lifting a huge one."
@@ -54,8 +55,8 @@ def test_default_model_sum_matches_minicons(default_model_cache: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "pfcore", "score", PREFIX, CONT, "--json"],
                           capture_output=True, text=True, check=True)
     out = json.loads(proc.stdout)
-    loaded = load_model(ModelSpec())
-    ref = mscorer.IncrementalLMScorer(loaded.model, tokenizer=loaded.tokenizer)
+    model, tokenizer = by_auto_classes(Path(load_model(ModelSpec()).source))  # minicons' usual input
+    ref = mscorer.IncrementalLMScorer(model, tokenizer=tokenizer)
     expected = ref.conditional_score(PREFIX, CONT, reduction=lambda x: x.sum(0).item())[0]
     assert out["model"] == "smollm2-135m-instruct-q4_1"
     assert out["sum_logprob"] == pytest.approx(expected, abs=1e-4)
