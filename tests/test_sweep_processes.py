@@ -25,6 +25,10 @@ pytestmark = pytest.mark.xdist_group("ray")  # one worker: one local Ray at a ti
 
 ROOT = Path(__file__).resolve().parents[1]
 SLEEPER = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(120)"
+# `python -m pfcore` with Ctrl-C's usual handler: a command started in the background of a shell script
+# (`make test &`) begins with SIGINT ignored, and so would every process it starts
+DRIVER = [sys.executable, "-c", "import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+          "sys.argv[0] = 'pfcore'; runpy.run_module('pfcore', run_name='__main__', alter_sys=True)"]
 START_S = 240  # Ray's start and a worker importing torch, on a busy 2-core machine
 GONE_S = 15  # after the driver exits: its processes end, and the system reaps the orphans
 
@@ -94,7 +98,7 @@ def test_an_interrupted_sweep_leaves_no_ray_process_behind(sig: signal.Signals, 
     plan.write_text(f"name: interrupted\nsuites: [semantic]\nresources: {{cpus: 1}}\n"
                     f"models:\n  - checkpoint-dir: {checkpoint_series}\n    name: tiny-series\n")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "RAY_TMPDIR": str(ray_temp)}
-    driver = subprocess.Popen([sys.executable, "-m", "pfcore", "sweep", str(plan)], cwd=ROOT, env=env, text=True,
+    driver = subprocess.Popen([*DRIVER, "sweep", str(plan)], cwd=ROOT, env=env, text=True,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     try:
         session = wait_for_jobs(ray_temp, driver)
@@ -154,9 +158,13 @@ def test_sigterm_interrupts_as_ctrl_c_inside_the_block_only() -> None:
 
 def test_a_signal_during_the_clean_up_waits_for_its_end() -> None:
     finished = []
-    with pytest.raises(KeyboardInterrupt), signals_held():
-        os.kill(os.getpid(), signal.SIGINT)
-        time.sleep(0.2)
-        finished.append(True)
-    assert finished == [True]
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    inherited = signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C's usual handler, whatever we got
+    try:
+        with pytest.raises(KeyboardInterrupt), signals_held():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.2)
+            finished.append(True)
+        assert finished == [True]
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # what was there before, again
+    finally:
+        signal.signal(signal.SIGINT, inherited)
