@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-$(shell cat requirements.txt | cksum | cut -d' ' -f1
 HOST ?= 127.0.0.1
 PORT ?= 8501
 
-.PHONY: app app-public test test-fast lint browser venv
+.PHONY: app app-public bytecode test test-fast lint browser venv
 
 venv: $(STAMP)
 
@@ -21,16 +21,17 @@ $(STAMP): requirements.txt
 
 # pfcore is installed editable, so pip compiles none of it: compile it here (where the environment says
 # not to write bytecode, every start would compile it again, 0.2 s of the first page and of the warm-up).
-COMPILE := $(PY) -m compileall -q pfcore pages app.py
+# A read-only checkout cannot keep bytecode: the app starts all the same.
+bytecode: $(STAMP)
+	@$(PY) -m compileall -q pfcore pages app.py >/dev/null 2>&1 || \
+		echo "note: pfcore's bytecode could not be written here (a read-only folder?); the app starts all the same"
 
-app: $(STAMP)
-	$(COMPILE)
+app: bytecode
 	$(PY) -m pfcore.ui.serve --server.address $(HOST) --server.port $(PORT) \
 		--server.headless true --browser.gatherUsageStats false
 
 # A class server (docs/teaching.md, A class server): public mode, models from PFCORE_MODELS_ALLOWED.
-app-public: $(STAMP)
-	$(COMPILE)
+app-public: bytecode
 	$(PY) -m pfcore.ui.serve --public --server.address $(HOST) --server.port $(PORT) \
 		--server.headless true --browser.gatherUsageStats false
 
