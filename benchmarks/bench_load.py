@@ -33,6 +33,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from contextlib import AsyncExitStack
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -304,22 +305,28 @@ async def one_round(browser: object | None, app: LiveApp, texts: list[str]) -> d
             "details": [asdict(s) for s in sessions]}
 
 
-async def run(counts: list[int], scratch: Path, client: str) -> list[dict[str, object]]:
-    """Every round on one fresh server, each with sentences of its own."""
+async def chromium(stack: AsyncExitStack) -> object:
+    """Debian's chromium under Playwright, closed with the stack."""
     from playwright.async_api import async_playwright
 
+    playwright = await stack.enter_async_context(async_playwright())
+    browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+    stack.push_async_callback(browser.close)
+    return browser
+
+
+async def run(counts: list[int], scratch: Path, client: str) -> list[dict[str, object]]:
+    """Every round on one fresh server, each with sentences of its own (a browser only for the
+    browser client: the websocket client starts none)."""
     texts = sentences(sum(counts))
     cache = fresh_cache(scratch / "cache", ROOT / "cache" / "models")
     results = []
     with serve(cache, scratch / "server.log") as app:
-        async with async_playwright() as pw:
-            browser = (await pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-                       if client == "browser" else None)
+        async with AsyncExitStack() as stack:
+            browser = await chromium(stack) if client == "browser" else None
             for n in counts:
                 results.append(await one_round(browser, app, texts[:n]))
                 texts = texts[n:]
-            if browser:
-                await browser.close()
     return results
 
 

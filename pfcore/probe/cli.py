@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from contextlib import closing, nullcontext
 
 import pandas as pd
 
@@ -26,7 +25,7 @@ from pfcore.probe.sections import ProbeSections, Section, probe_sections
 from pfcore.probe.verdict import CAVEAT, UNIT, ProbeVerdict, anecdote_note
 from pfcore.probe.view import with_base_rates
 from pfcore.scoring.requests import LN2, REDUCTIONS
-from pfcore.store.cache import ScoreCache
+from pfcore.store.cache import ScoreCache, opened
 from pfcore.store.results import load_results
 from pfcore.suites.checkpoints import checkpoints, series_name
 
@@ -114,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     if not (has_decisions or args.words or proposal or over_checkpoints):
         raise InputError(NO_PAIR)
     specs = specs_from_args(args)
-    with closing(ScoreCache()) if not args.no_cache else nullcontext() as cache:
+    with opened(use=not args.no_cache) as cache:
         if over_checkpoints:
             return _over_checkpoints(args, probe, pairs + proposed, specs, cache)
         sections = {s for s, on in ((Section.DECISIONS, has_decisions), (Section.WORDS, args.words)) if on}

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from contextlib import closing, nullcontext
 from pathlib import Path
 
 import pandas as pd
@@ -28,7 +27,7 @@ from pfcore.scoring.factory import LazyScorer
 from pfcore.scoring.methods import ScoringMethod, text_method
 from pfcore.scoring.requests import Request, RequestScorer, TokenScores, check_length, finite
 from pfcore.scoring.words import ScoredText, score_texts
-from pfcore.store.cache import ScoreCache, through_cache
+from pfcore.store.cache import ScoreCache, opened, through_cache
 from pfcore.suites.stimuli import Level, read_stimuli_file, stimuli_table
 
 TOP_K = 5
@@ -233,7 +232,7 @@ def score_file(args: argparse.Namespace, specs: list[ModelSpec], cache: ScoreCac
 def run(args: argparse.Namespace) -> int:
     """Score the request or the file with each model (through the cache) and print the results."""
     specs = specs_from_args(args)
-    with nullcontext() if args.no_cache else closing(ScoreCache()) as cache:
+    with opened(use=not args.no_cache) as cache:
         if args.file:
             return score_file(args, specs, cache)
         if args.regions or args.out:

@@ -11,7 +11,7 @@ import sqlite3
 import time
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, closing, contextmanager, nullcontext
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -278,6 +278,13 @@ def through_cache(cache: ScoreCache | None, progress: Progress | None = None) ->
     def score(scorer: RequestScorer, requests: Sequence[Request]) -> list[TokenScores]:
         return score_cached(scorer, requests, cache, progress)
     return score
+
+
+def opened(*, use: bool = True) -> AbstractContextManager[ScoreCache | None]:
+    """The persistent score cache for a block of work, closed at its end (Python's sqlite3 keeps an
+    open connection in a reference cycle, so only a garbage collection would close it, its scores left
+    in the write-ahead log meanwhile); None in its place when the work asked for no cache."""
+    return closing(ScoreCache()) if use else nullcontext()
 
 
 def score_persistent(scorer: RequestScorer, requests: Sequence[Request],

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager, closing, nullcontext, suppress
+from contextlib import suppress
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -22,7 +22,7 @@ from pfcore.paths import cache_subdir, check_writable
 from pfcore.progress import Earlier, Progress, ProgressMeter, ProgressView
 from pfcore.scoring.factory import LazyScorer, ScorerSource, cache_identity, scorer_for
 from pfcore.scoring.methods import ScoringMethod
-from pfcore.store.cache import NO_PARTS, ScoreCache, ScoreStats, namespace, request_key
+from pfcore.store.cache import NO_PARTS, ScoreCache, ScoreStats, namespace, opened, request_key
 from pfcore.store.manifest import (
     ItemsRecord,
     Manifest,
@@ -53,13 +53,6 @@ class ResultsLabel:
     step: int | None
 
 
-def score_cache(config: RunConfig) -> AbstractContextManager[ScoreCache | None]:
-    """The persistent score cache, closed after use (Python's sqlite3 keeps an open connection in a
-    reference cycle, so only a garbage collection would close it, its scores left in the write-ahead
-    log meanwhile); a stand-in for None when the run asked for no cache."""
-    return closing(ScoreCache()) if config.use_cache else nullcontext()
-
-
 def run_suite(spec: ModelSpec, config: RunConfig, progress: ProgressView | None = None,
               label: ResultsLabel | None = None, scorers: ScorerSource = scorer_for) -> RunRecord:
     """Run one suite on one model, save its record and add its summary to the results table.
@@ -75,7 +68,7 @@ def run_suite(spec: ModelSpec, config: RunConfig, progress: ProgressView | None 
     lazy, handle = LazyScorer(spec, method, config.bos, scorers), ModelHandle(spec)
     part = RunPart(started, time.monotonic(), lazy, handle)
     item_ids = suite.item_ids(items)
-    with score_cache(config) as cache:
+    with opened(use=config.use_cache) as cache:
         key = run_key(spec, config, lazy.identity, item_ids) if cache else ""
         earlier = cache.earlier_parts(key) if cache else NO_PARTS
         ctx = ScoreContext(lazy, cache, part.meter(progress, earlier), suite.reduction(config, method), config.chunk,
