@@ -32,9 +32,9 @@ from rounds import alternate, ratio_line, rounds_option  # noqa: E402
 
 from pfcore.models import DEFAULT_MODEL  # noqa: E402
 from pfcore.paths import models_dir  # noqa: E402
+from pfcore.runs.trajectory import run_trajectory  # noqa: E402
 from pfcore.store.cache import TABLE  # noqa: E402
 from pfcore.store.runs import list_runs  # noqa: E402
-from pfcore.suites.trajectory import run_trajectory  # noqa: E402
 from pfcore.sweep.driver import run_sweep  # noqa: E402
 from pfcore.sweep.jobs import Job, plan_jobs, shard_folder  # noqa: E402
 from pfcore.sweep.plan import load_plan  # noqa: E402

@@ -4,7 +4,13 @@ import streamlit as st
 from pfcore.items.schema import CONSTRUCTIONS
 from pfcore.names import SuiteName, construction_words
 from pfcore.plots.tokens import token_bars_figure
-from pfcore.suites.blocks import (
+from pfcore.ui.downloads import chart, download_csv
+from pfcore.ui.errors import shown_errors
+from pfcore.ui.items_view import item_frame
+from pfcore.ui.links import Param, apply, choice_of, current, opened_query, publish, show_link
+from pfcore.ui.model import Models
+from pfcore.ui.page import start_page
+from pfcore.views.blocks import (
     LAYOUTS,
     PICKER_LIMIT,
     ItemFilter,
@@ -16,12 +22,6 @@ from pfcore.suites.blocks import (
     score_group,
     stacked_groups,
 )
-from pfcore.ui.downloads import chart, download_csv
-from pfcore.ui.errors import shown_errors
-from pfcore.ui.items_view import item_frame
-from pfcore.ui.links import Param, apply, choice_of, current, opened_query, publish, show_link
-from pfcore.ui.model import Models
-from pfcore.ui.page import start_page
 
 SHOWN_ROWS = 2000
 INTRO = """The test items the suites score, as shipped in `data/items/`. **Semantic** items come in

@@ -5,15 +5,15 @@ from pathlib import Path
 
 import streamlit as st
 
+from pfcore.deployment import deployment
 from pfcore.items.schema import CONSTRUCTIONS
 from pfcore.names import ModelKind, SuiteName
 from pfcore.plots.accuracy import accuracy_bars_figure
+from pfcore.runs.report import filter_names, headline_filters, run_label, shown_summary, summary_json
+from pfcore.runs.run_control import NoticeLevel, Press, RunControl, private_runs
+from pfcore.runs.runner import PlanState, estimate_plan, plan_configs
 from pfcore.store.runs import find_run, list_runs, load_run
-from pfcore.suites.deployment import deployment, private_runs
 from pfcore.suites.registry import get_suite, suites_for
-from pfcore.suites.report import filter_names, headline_filters, run_label, shown_summary, summary_json
-from pfcore.suites.run_control import NoticeLevel, Press, RunControl
-from pfcore.suites.runner import PlanState, estimate_plan, plan_configs
 from pfcore.ui.downloads import chart, download_csv, download_json
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.links import Param, apply, current, opened_query, publish, show_link

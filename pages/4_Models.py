@@ -12,12 +12,12 @@ from pfcore.analysis.model_tables import (
 )
 from pfcore.analysis.models import PAPER_RHO, Origin, accuracy_data, accuracy_parameter_rho
 from pfcore.analysis.reference import TABLES
+from pfcore.deployment import PUBLIC_NOTE, deployment
 from pfcore.models.spec import DEFAULT_MODEL_TITLE
 from pfcore.plots.accuracy import accuracy_vs_parameters_figure, mark_own_runs
 from pfcore.store.model_sizes import save_extra_models
 from pfcore.store.results import load_results
 from pfcore.store.runs import list_runs
-from pfcore.suites.deployment import PUBLIC_NOTE, deployment
 from pfcore.ui.downloads import chart, download_csv
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.mixed_view import render_mixed_effects

@@ -31,12 +31,12 @@ from pfcore.analysis.trajectories import (
     source_choices,
     source_label,
 )
+from pfcore.deployment import PUBLIC_NOTE, deployment
 from pfcore.paths import published_results_dir
 from pfcore.plots.trajectories import construction_figure, curves_figure, fd_figure
 from pfcore.store.fetch import fetch_and_import
 from pfcore.store.published import bundle_problem, uploaded_published
 from pfcore.store.results import import_folder, load_bundled
-from pfcore.suites.deployment import PUBLIC_NOTE, deployment
 from pfcore.ui.downloads import chart, download_csv, slug
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.links import Param, apply, choice_of, current, opened_query, publish, show_link

@@ -2,16 +2,16 @@
 per region with the model in the sidebar; SyntaxGym's predictions and the long tables to download."""
 import streamlit as st
 
+from pfcore.deployment import deployment
 from pfcore.plots.regions import region_bars_figure, unscored_regions
 from pfcore.plots.tokens import token_bars_figure
-from pfcore.suites.deployment import deployment
-from pfcore.suites.report import filter_names
-from pfcore.suites.stimuli import analyse_stimuli, read_stimuli_file, stimuli_from_upload, word_bars
+from pfcore.runs.report import filter_names
 from pfcore.ui.downloads import chart, download_csv, slug
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.model import scorer
 from pfcore.ui.page import start_page
 from pfcore.ui.progress import progress_callback
+from pfcore.views.stimuli import analyse_stimuli, read_stimuli_file, stimuli_from_upload, word_bars
 
 INTRO = """Score your own stimuli per **word** and per **region**. Give a CSV with a `sentence` column
 (other columns, such as item and condition, are carried through), SyntaxGym's long CSV

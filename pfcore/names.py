@@ -10,6 +10,8 @@ from typing import TypeVar
 from pfcore.errors import InputError
 
 E = TypeVar("E", bound=StrEnum)
+# The embedded default model's name: SmolLM2-135M-Instruct, 4-bit Q4_1 GGUF (see models.spec).
+DEFAULT_MODEL = "smollm2-135m-instruct-q4_1"
 
 
 def named(names: type[E], text: str, what: str) -> E:

@@ -1,6 +1,6 @@
 """The golden table: per-item scores (6 decimals), every pairwise decision, and every filter's accuracy
 of the semantic and syntactic suites, 5 blocks of each construction, on the embedded default model.
-A silent change of numbers fails `tests/test_golden.py`; a deliberate one is re-pinned with
+A silent change of numbers fails `tests/unit/test_golden.py`; a deliberate one is re-pinned with
 
     .venv/bin/python -m tests.golden_table --write
 """
@@ -14,8 +14,8 @@ import pandas as pd
 from pfcore.models.spec import DEFAULT_MODEL, ModelSpec
 from pfcore.names import SuiteName
 from pfcore.paths import write_atomic
+from pfcore.runs.runner import run_suite
 from pfcore.suites.base import RunConfig
-from pfcore.suites.runner import run_suite
 
 BLOCKS = 5
 SUITES = (SuiteName.SEMANTIC, SuiteName.SYNTAX)

@@ -19,11 +19,11 @@ import pandas as pd
 from pfcore.analysis.models import RUN_SOURCE_PREFIX
 from pfcore.analysis.series import AVERAGES
 from pfcore.errors import InputError
+from pfcore.intervals import proportion
 from pfcore.items import generate_semantic, load_lexicon
 from pfcore.items.schema import CONSTRUCTIONS, PF_CONSTRUCTIONS
 from pfcore.names import SuiteName
 from pfcore.paths import DATA_DIR, ReadKind, read_bounded, write_atomic
-from pfcore.suites.intervals import proportion
 from pfcore.suites.semantic import decision_counts
 
 ITEM_COUNTS_PATH = DATA_DIR / "reference" / "published_item_counts.csv"

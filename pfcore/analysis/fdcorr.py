@@ -20,7 +20,7 @@ from scipy.stats import pearsonr, spearmanr
 
 from pfcore.analysis.series import parse_series, series_sources, series_values
 from pfcore.errors import InputError
-from pfcore.suites.checkpoints import duplicate_checkpoints
+from pfcore.runs.checkpoints import duplicate_checkpoints
 
 ROUND_DIGITS = 10
 MIN_CHECKPOINTS = 4  # shared checkpoints a correlation needs (3 changes)

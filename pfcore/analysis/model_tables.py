@@ -20,13 +20,13 @@ from pfcore.analysis.models import (
     per_model_average,
 )
 from pfcore.analysis.reference import load_reference
+from pfcore.intervals import mean_interval
 from pfcore.items.lexicon import load_lexicon
 from pfcore.items.schema import PF_CONSTRUCTIONS
 from pfcore.names import SuiteName, published_name
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.store.model_sizes import extra_models_path, read_extra_models
 from pfcore.store.runs import RunRecord
-from pfcore.suites.intervals import mean_interval
 from pfcore.suites.registry import get_suite
 
 # paper table -> the suite whose own runs are set beside it (at the suite's paper_filter)

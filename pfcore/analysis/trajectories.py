@@ -16,6 +16,7 @@ from pfcore.analysis.series import available_series, parse_series, series_source
 from pfcore.errors import InputError
 from pfcore.items.schema import PF_CONSTRUCTIONS
 from pfcore.names import construction_words
+from pfcore.runs.checkpoints import DuplicateCheckpoint, duplicate_checkpoints
 from pfcore.store.published import (
     BUNDLED_PREFIX,
     EARLIER,
@@ -27,7 +28,6 @@ from pfcore.store.published import (
 )
 from pfcore.store.published_tsv import PUBLISHED_REPO
 from pfcore.store.results import imported_folders
-from pfcore.suites.checkpoints import DuplicateCheckpoint, duplicate_checkpoints
 
 OWN = "own"  # the origin of own runs' rows; every other origin is a collection's label (pfcore.store.published)
 # the paper's Figure 2 curves, with the names its legend uses

@@ -27,7 +27,7 @@ def region_bars_figure(by_condition: pd.DataFrame, title: str | None = None) -> 
     """Mean surprisal (bits) per region, grouped by condition, with 95% interval error bars.
 
     `by_condition` has columns condition_name, region_number, region_name, surprisal_bits, ci_low,
-    ci_high (as pfcore.suites.stimuli.region_means gives them).
+    ci_high (as pfcore.views.stimuli.region_means gives them).
     """
     require_columns(by_condition, COLUMNS, "region_bars_figure")
     left_out = set(unscored_regions(by_condition))

@@ -24,11 +24,11 @@ from pfcore.probe.detect import Probe, checked_reduction
 from pfcore.probe.sections import Section, probe_sections
 from pfcore.probe.verdict import UNIT, ProbeVerdict, unit_key
 from pfcore.probe.words import focus2_bits
+from pfcore.runs.checkpoints import Checkpoint
 from pfcore.scoring.factory import LazyScorer
 from pfcore.scoring.methods import text_method
 from pfcore.scoring.requests import LN2, RequestScorer
 from pfcore.store.cache import ScoreCache
-from pfcore.suites.checkpoints import Checkpoint
 
 FOCUS2_COLUMNS = ("focus2_construction_bits", "focus2_or_bits", "focus2_difference_bits")
 ScorerOf = Callable[[ModelSpec], RequestScorer]

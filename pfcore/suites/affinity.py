@@ -6,12 +6,12 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from pfcore.intervals import mean_interval
 from pfcore.items.schema import AffinityItem
 from pfcore.models.spec import ModelSpec
 from pfcore.names import ModelKind, SuiteName
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.suites.base import ItemSuite, ScoreContext
-from pfcore.suites.intervals import mean_interval
 
 if TYPE_CHECKING:  # torch loads with the first masked scorer, not with this module
     from pfcore.scoring.masked import MaskedScorer

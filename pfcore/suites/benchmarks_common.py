@@ -22,9 +22,9 @@ from huggingface_hub.errors import (
 )
 
 from pfcore.errors import InputError
+from pfcore.intervals import accuracy
 from pfcore.items.schema import content_hash
 from pfcore.store.result_rows import RESULT_COLUMNS, step_from_revision
-from pfcore.suites.intervals import accuracy
 
 SequenceScorer = Callable[[list[str]], list[float]]
 """log P(sentence) for each full sentence, summed over its tokens."""

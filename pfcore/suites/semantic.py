@@ -8,12 +8,12 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from pfcore.intervals import accuracy
 from pfcore.items.schema import MASK, SemanticItem
 from pfcore.names import Construction, ModelKind, SuiteName, published_name
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import Reduction, Request, TokenScores, reduce_all
 from pfcore.suites.base import ItemSuite, RunConfig, ScoreContext
-from pfcore.suites.intervals import accuracy
 
 # (context_order, followup_order) -> (filter name, +1 if the construction's log-odds must be higher)
 CONDITIONS: dict[tuple[str, str], tuple[str, int]] = {

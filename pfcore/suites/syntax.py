@@ -8,13 +8,13 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from pfcore.intervals import Accuracy, accuracy
 from pfcore.items.schema import CONSTRUCTIONS, SYNTAX_CONTROL, SyntaxItem
 from pfcore.models.spec import ModelSpec
 from pfcore.names import SuiteName
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import Reduction, Request, TokenScores, reduce_all
 from pfcore.suites.base import ItemSuite, ScoreContext
-from pfcore.suites.intervals import Accuracy, accuracy
 
 TESTS = ("NPI", "Pseudocleft", "CP Conjunction")
 CONTROLS = ("VP Conjunction", "VP Gap Conjunction")

@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from pfcore.errors import InputError
+from pfcore.intervals import accuracy
 from pfcore.items.formula import Formula, parse_formula
 from pfcore.items.syntaxgym import Condition, GymSuite, read_suite
 from pfcore.names import SuiteName
@@ -22,7 +23,6 @@ from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import Reduction, Request, RequestScorer, TokenScores
 from pfcore.scoring.words import ScoredText, ScoreFn, score_texts
 from pfcore.suites.base import RunConfig, ScoreContext, Suite, limit_positive
-from pfcore.suites.intervals import accuracy
 
 SOURCE = "https://github.com/cpllab/syntactic-generalization (test_suites/json)"
 ROW_COLUMNS = ("suite", "item_number", "condition_name", "region_number", "region_name", "content",

@@ -19,12 +19,12 @@ from pfcore.models.identity import weights_identity
 from pfcore.models.loading import clear_loaded
 from pfcore.paths import file_slug, make_folder, write_atomic
 from pfcore.progress import Progress, ProgressView, throttled
+from pfcore.runs.checkpoints import Checkpoint
+from pfcore.runs.runner import ResultsLabel, run_suite
+from pfcore.runs.settings import run_settings, weights_change
 from pfcore.store.manifest import read_manifest
 from pfcore.store.published import DISABLE_VAR
 from pfcore.suites.base import RunConfig
-from pfcore.suites.checkpoints import Checkpoint
-from pfcore.suites.runner import ResultsLabel, run_suite
-from pfcore.suites.settings import run_settings, weights_change
 from pfcore.sweep.plan import Resources, SweepPlan
 
 SHARD_LEDGER = "job.json"  # in a shard: the suites it finished and their run records

@@ -14,11 +14,11 @@ import pandas as pd
 from pfcore.errors import InputError, PfcoreError
 from pfcore.models.identity import weights_identity
 from pfcore.paths import JsonMemo, cache_subdir
+from pfcore.runs.settings import weights_change
 from pfcore.store.cache import ScoreCache
 from pfcore.store.manifest import read_manifest
 from pfcore.store.results import append_results, load_results, run_rows, withdraw_run
 from pfcore.store.runs import RUN_ROWS, copy_run
-from pfcore.suites.settings import weights_change
 from pfcore.sweep.jobs import Job, finished_suites
 
 MERGED = "sweeps/merged.json"  # under the main cache: job id -> its sources, records and weights

@@ -18,11 +18,11 @@ from pfcore.items.yaml_check import Where, YamlChecker, type_name
 from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
 from pfcore.names import ModelKind, SuiteName
 from pfcore.paths import READ_CAPS, ReadKind, cache_subdir, read_bounded, too_large, write_atomic
+from pfcore.runs.checkpoints import Checkpoint, checkpoints
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import Reduction
 from pfcore.store.cache import CHUNK
 from pfcore.suites.base import RunConfig
-from pfcore.suites.checkpoints import Checkpoint, checkpoints
 from pfcore.suites.registry import SUITES, get_suite
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")

@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from pfcore.names import SuiteName
-from pfcore.suites.blocks import item_table
+from pfcore.views.blocks import item_table
 
 
 @st.cache_data(show_spinner="Reading the items...", max_entries=2)

@@ -10,6 +10,7 @@ from functools import cached_property
 
 import streamlit as st
 
+from pfcore.deployment import PUBLIC_NOTE, deployment
 from pfcore.errors import ModelLoadError, PfcoreError
 from pfcore.models import DEFAULT_MODEL, LoadedModel, ModelSpec, load_model
 from pfcore.models.loading import being_loaded, wait_while_loading
@@ -19,7 +20,6 @@ from pfcore.scoring.factory import LazyScorer, shared_scorer
 from pfcore.scoring.fake import FAKE_MODEL, FakeScorer, fake_enabled
 from pfcore.scoring.methods import ScoringMethod, text_method
 from pfcore.scoring.requests import RequestScorer
-from pfcore.suites.deployment import PUBLIC_NOTE, deployment
 from pfcore.ui.downloads import EXPORT_FORMATS
 from pfcore.ui.errors import message_for
 

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from pfcore.deployment import deployment
 from pfcore.errors import InputError
 from pfcore.glossary import glossary_line
-from pfcore.suites.deployment import deployment
 from pfcore.ui.model import ModelChoice, sidebar_model
 
 APP_TITLE = "Paired-Focus explorer"

@@ -14,6 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from pfcore.analysis.base_rates import base_rates, describe_base_rates
+from pfcore.deployment import PUBLIC_NOTE, deployment
 from pfcore.errors import PfcoreError
 from pfcore.glossary import glossary_link
 from pfcore.models import ModelSpec
@@ -46,11 +47,10 @@ from pfcore.probe.view import (
     without_signed_zeros,
 )
 from pfcore.probe.words import FIRST_WORD_NOTE, sentence_token_table
+from pfcore.runs.checkpoints import Checkpoint, checkpoints, series_name
 from pfcore.scoring.tables import stacked
 from pfcore.store.cache import ScoreCache
 from pfcore.store.results import load_results
-from pfcore.suites.checkpoints import Checkpoint, checkpoints, series_name
-from pfcore.suites.deployment import PUBLIC_NOTE, deployment
 from pfcore.ui.downloads import chart, download_csv, download_json
 from pfcore.ui.errors import message_for
 from pfcore.ui.model import Models

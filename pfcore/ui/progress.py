@@ -8,7 +8,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from pfcore.progress import Progress, ProgressMeter, ProgressView, format_seconds, rate_text, throttled
-from pfcore.suites.runner import PlanEstimate, SuiteRate
+from pfcore.runs.runner import PlanEstimate, SuiteRate
 
 # Requests the app scores between two commits to the score cache: what Stop can lose, and how often
 # the progress bar moves (32 requests take about 1-1.5 s with the default model on 2 CPU cores).

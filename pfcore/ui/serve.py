@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from pfcore.deployment import PUBLIC_VAR, deployment
 from pfcore.errors import InputError
 from pfcore.models import ModelSpec
 from pfcore.models.loading import promised
@@ -24,7 +25,6 @@ from pfcore.paths import MIB, REPO_ROOT
 from pfcore.scoring.factory import shared_scorer
 from pfcore.scoring.methods import text_method
 from pfcore.scoring.requests import Request
-from pfcore.suites.deployment import PUBLIC_VAR, deployment
 from pfcore.ui.model import FIRST_PAGE
 
 APP = REPO_ROOT / "app.py"
@@ -79,7 +79,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if policy.public and not any(o.startswith("--server.maxUploadSize") for o in options):
         options.append(f"--server.maxUploadSize={max(1, policy.upload_cap // MIB)}")  # streamlit refuses more
-    threading.Thread(target=warm_up, args=(policy.first_model(),), name="pfcore-warm-up", daemon=True,
+    first = ModelSpec().with_label(policy.first_label())
+    threading.Thread(target=warm_up, args=(first,), name="pfcore-warm-up", daemon=True,
                      kwargs={"after": FIRST_PAGE.is_set, "settle_s": PAGE_SETTLE_S}).start()
     use_app_navigation()
     from streamlit.web import cli as streamlit_cli

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from pfcore.suites.deployment import PUBLIC_NOTE, deployment
+from pfcore.deployment import PUBLIC_NOTE, deployment
 from pfcore.sweep.driver import run_sweep
 from pfcore.sweep.jobs import FAILED, plan_jobs
 from pfcore.sweep.plan import load_plan, save_uploaded_plan

@@ -1,0 +1,139 @@
+"""How this server is deployed: a private workstation (every feature), or public mode for a class
+server (PFCORE_PUBLIC=1), where no server path is typed or shown, models come only from the teacher's
+allow-list, uploads are capped, runs are small and one at a time, and nothing one visitor does
+changes what another sees. The setting is read from the environment (parsed once per distinct
+value); a bad value is an InputError naming the variable, shown at start."""
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Protocol
+
+from pfcore.errors import InputError
+from pfcore.names import DEFAULT_MODEL
+from pfcore.paths import MIB
+
+PUBLIC_VAR = "PFCORE_PUBLIC"
+MODELS_VAR = "PFCORE_MODELS_ALLOWED"
+BLOCKS_VAR = "PFCORE_MAX_BLOCKS"
+UPLOAD_VAR = "PFCORE_UPLOAD_MIB"
+DEFAULT_MAX_BLOCKS = 5  # blocks per construction and run: a few minutes on a class server's CPU
+MOST_BLOCKS = 100  # the most a teacher may allow per run
+DEFAULT_UPLOAD_MIB = 2  # a stimuli CSV of 20,000 rows is about 2 MiB
+MOST_UPLOAD_MIB = 64  # the bounded reader's cap for stimuli and suites
+PUBLIC_NOTE = "This server is in public mode (a class server)"
+RUN_BUSY = (f"{PUBLIC_NOTE}: a run is under way for another visitor, and the server runs one at a time. "
+            "Press Run again when it has finished (the Probe, Items and Models pages work meanwhile).")
+HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*(/[\w.-]+)?(@[\w.-]+)?")
+_RUN_LOCK = threading.Lock()  # one run at a time per server process in public mode
+
+
+class Loadable(Protocol):
+    """What the policy reads of a model to load (a ModelSpec): its label and whether it runs remote code."""
+
+    @property
+    def label(self) -> str:
+        """name, or name@revision."""
+        ...
+
+    @property
+    def trust_remote_code(self) -> bool:
+        """Whether the model may run its own code."""
+        ...
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """The server's mode and, in public mode, its limits: the models allowed (labels, name or
+    name@revision), blocks per construction and run, and the bytes an upload may have."""
+
+    public: bool = False
+    models_allowed: tuple[str, ...] = (DEFAULT_MODEL,)
+    max_blocks: int = DEFAULT_MAX_BLOCKS
+    upload_cap: int = DEFAULT_UPLOAD_MIB * MIB
+
+    @property
+    def allows_paths(self) -> bool:
+        """Whether pages may offer path boxes, folder imports, checkpoint folders and sweep plans."""
+        return not self.public
+
+    def is_allowed(self, spec: Loadable) -> bool:
+        """Whether this model may load: any in private mode; in public mode a listed one, never
+        with remote code."""
+        return not self.public or (spec.label in self.models_allowed and not spec.trust_remote_code)
+
+    def first_label(self) -> str:
+        """The model a page starts with: the embedded default, or in public mode the first allowed."""
+        return self.models_allowed[0] if self.public else DEFAULT_MODEL
+
+    def refusal(self) -> str:
+        """Why a model was not loaded in public mode (naming none of what was asked: it may be a path)."""
+        return (f"{PUBLIC_NOTE}: it offers only {', '.join(self.models_allowed)}, so the model asked for was "
+                f"not loaded; {self.models_allowed[0]} is shown instead.")
+
+    def check_blocks(self, blocks: int | None) -> None:
+        """InputError when a run of `blocks` per construction (None: all) is over the public limit."""
+        if self.public and (blocks is None or blocks > self.max_blocks):
+            raise InputError(f"{PUBLIC_NOTE}: a run takes at most {self.max_blocks} blocks per construction; "
+                             "choose fewer (the command line runs whole suites)")
+
+    def check_upload(self, size: int) -> None:
+        """InputError when an upload of `size` bytes is over the public cap."""
+        if self.public and size > self.upload_cap:
+            raise InputError(f"{PUBLIC_NOTE}: an upload may have at most {self.upload_cap / MIB:g} MiB, and this "
+                             f"one has {size / MIB:.1f} MiB; upload a smaller file")
+
+    @contextmanager
+    def run_slot(self) -> Iterator[None]:
+        """Hold the server's one run slot for the block in public mode (InputError at once when
+        another visitor holds it); no limit in private mode."""
+        if not self.public:
+            yield
+            return
+        if not _RUN_LOCK.acquire(blocking=False):
+            raise InputError(RUN_BUSY)
+        try:
+            yield
+        finally:
+            _RUN_LOCK.release()
+
+
+def deployment() -> Deployment:
+    """The deployment the environment sets now; InputError naming the variable when a value is bad."""
+    return _parse(tuple(os.environ.get(name, "") for name in (PUBLIC_VAR, MODELS_VAR, BLOCKS_VAR, UPLOAD_VAR)))
+
+
+@lru_cache(maxsize=8)
+def _parse(values: tuple[str, str, str, str]) -> Deployment:
+    """A Deployment from the four variables' text (parsed once per distinct text)."""
+    public, models, blocks, upload = (v.strip() for v in values)
+    if public not in ("", "0", "1"):
+        raise InputError(f"{PUBLIC_VAR} must be 1 (public mode) or 0 (private); unset it or set one of them")
+    return Deployment(public=public == "1", models_allowed=_models(models),
+                      max_blocks=_whole(blocks, BLOCKS_VAR, DEFAULT_MAX_BLOCKS, MOST_BLOCKS),
+                      upload_cap=_whole(upload, UPLOAD_VAR, DEFAULT_UPLOAD_MIB, MOST_UPLOAD_MIB) * MIB)
+
+
+def _models(text: str) -> tuple[str, ...]:
+    """The allow-list's labels (the embedded default when empty); paths are refused, so that no
+    server path is ever shown in the picker."""
+    labels = tuple(dict.fromkeys(label.strip() for label in text.split(",") if label.strip()))
+    for number, label in enumerate(labels, start=1):
+        if not HUB_ID.fullmatch(label) or label.endswith(".gguf"):
+            raise InputError(f"{MODELS_VAR}: entry {number} is not a hub id (ORG/NAME, optionally @revision) or "
+                             f"the embedded model's name ({DEFAULT_MODEL}); public mode takes no paths")
+    return labels or (DEFAULT_MODEL,)
+
+
+def _whole(text: str, name: str, default: int, most: int) -> int:
+    """A whole number from 1 to `most` (the default when empty); InputError naming the variable otherwise."""
+    if not text:
+        return default
+    if not text.isdigit() or not 1 <= int(text) <= most:
+        raise InputError(f"{name} must be a whole number from 1 to {most}; unset it for {default}")
+    return int(text)

@@ -1,0 +1,1 @@
+"""App tests: pages through streamlit's AppTest, the served app and its sessions."""

@@ -1,0 +1,1 @@
+"""Browser tests: the served app driven in a real headless chromium."""

@@ -1,0 +1,1 @@
+"""Command-line tests: `pfcore COMMAND` end to end, its exit statuses and messages."""

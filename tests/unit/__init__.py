@@ -1,0 +1,1 @@
+"""Unit tests: one module of pfcore at a time, no app and no command line."""

@@ -1,0 +1,80 @@
+"""The benchmarks' timing in rounds (benchmarks/rounds.py): the sides take turns in mirrored order,
+the report is each side's median and the median per-round ratio with its range; and the scoring and
+words benchmarks run end to end on the tiny GPT-2, ending with their JSON line (old keys and new)."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmarks.rounds import Rounds, alternate, order, rounds_option
+
+ROOT = Path(__file__).resolve().parents[2]
+RATIO_KEYS = {"ratio", "ratio_min", "ratio_max", "ratios", "rounds"}
+
+
+def test_sides_take_turns_in_mirrored_order() -> None:
+    assert order(["a", "b"], 4) == [["a", "b"], ["b", "a"], ["a", "b"], ["b", "a"]]
+    calls: list[str] = []
+    timed = alternate({"a": lambda: calls.append("a") or 1, "b": lambda: calls.append("b") or 2}, 3)
+    assert calls == ["a", "b", "b", "a", "a", "b"]
+    assert [len(timed.seconds[s]) for s in "ab"] == [3, 3] and timed.first == {"a": 1, "b": 2}
+
+
+def test_a_warm_up_call_is_not_timed() -> None:
+    calls: list[str] = []
+    timed = alternate({"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}, 3, warm_up=True)
+    assert calls == ["a", "b", "a", "b", "b", "a", "a", "b"] and len(timed.seconds["a"]) == 3
+
+
+def test_the_ratio_is_the_median_of_each_rounds_ratio_with_its_range() -> None:
+    timed = Rounds({"slow": [4.0, 9.0, 6.0], "fast": [2.0, 3.0, 1.0]}, {})
+    assert timed.ratios("slow", "fast") == [2.0, 3.0, 6.0]
+    assert timed.ratio("slow", "fast") == {"ratio": 3.0, "ratio_min": 2.0, "ratio_max": 6.0,
+                                           "ratios": [2.0, 3.0, 6.0], "rounds": 3}
+    assert timed.median("slow") == 6.0 and timed.rates("fast", 6) == [3.0, 2.0, 6.0]
+
+
+def test_fewer_than_three_rounds_are_refused() -> None:
+    parser = argparse.ArgumentParser()
+    rounds_option(parser)
+    assert parser.parse_args([]).rounds == 3 and parser.parse_args(["--rounds", "5"]).rounds == 5
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--rounds", "2"])
+
+
+def last_json(script: str, *args: str) -> dict[str, object]:
+    """Run a benchmark with tiny settings and return its last line, parsed."""
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), *args], capture_output=True, text=True,
+                          cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def check_ratio(found: dict[str, object]) -> None:
+    """The ratio fields: the median within its range, one ratio per round."""
+    assert RATIO_KEYS <= set(found)
+    ratios = found["ratios"]
+    assert isinstance(ratios, list) and len(ratios) == found["rounds"] == 3
+    assert found["ratio_min"] <= found["ratio"] <= found["ratio_max"]
+
+
+@pytest.mark.slow  # a subprocess importing torch and minicons, three rounds of each scorer
+def test_the_scoring_benchmark_reports_medians_and_the_ratios_range(tiny_gpt2: Path) -> None:
+    found = last_json("bench_scoring.py", "--blocks", "1", "--model", str(tiny_gpt2), "--threads", "1")
+    check_ratio(found)
+    assert {"pfcore_items_per_s", "minicons_items_per_s", "max_abs_diff", "items"} <= set(found)
+    assert len(found["pfcore_items_per_s_rounds"]) == len(found["minicons_items_per_s_rounds"]) == 3
+    assert found["max_abs_diff"] < 1e-4
+
+
+@pytest.mark.slow  # a subprocess importing torch, three rounds of each
+def test_the_words_benchmark_reports_medians_and_the_ratios_range(tiny_gpt2: Path) -> None:
+    found = last_json("bench_words.py", "--sentences", "20", "--model", str(tiny_gpt2), "--threads", "1")
+    check_ratio(found)
+    assert {"tokens_s", "words_s", "setup_s", "max_abs_diff", "tokens_s_rounds", "words_s_rounds"} <= set(found)
