@@ -15,8 +15,8 @@ from functools import lru_cache
 from typing import Protocol
 
 from pfcore.errors import InputError
+from pfcore.files import MIB
 from pfcore.names import DEFAULT_MODEL
-from pfcore.paths import MIB
 
 PUBLIC_VAR = "PFCORE_PUBLIC"
 MODELS_VAR = "PFCORE_MODELS_ALLOWED"

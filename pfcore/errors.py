@@ -83,3 +83,23 @@ def environment_problem(exc: BaseException, path: object = None, what: str = "",
     reason = getattr(exc, "strerror", None) or first_line(exc)
     return EnvironmentProblem(f"cannot {action} {target} ({reason}): {REMEDIES[code]}; nothing saved "
                               "before was changed")
+
+
+# What a parsed value is, in words, for messages that must not repeat it; JSON says "object" and "null"
+# where YAML says "mapping" and "nothing".
+VALUE_TYPES = ((bool, "true/false"), (int, "a whole number"), (float, "a decimal number"), (str, "text"),
+               (list, "a list"), (dict, "a mapping"))
+JSON_WORDS = {"a mapping": "an object", "nothing": "null"}
+
+
+def type_name(value: object, *, json: bool = False) -> str:
+    """What a YAML (or, with `json`, JSON) value is, in words ("a whole number", "a mapping")."""
+    name = next((name for kind, name in VALUE_TYPES if isinstance(value, kind)),
+                "nothing" if value is None else f"a {type(value).__name__}")
+    return JSON_WORDS.get(name, name) if json else name
+
+
+def expected_name(kind: type, *, json: bool = False) -> str:
+    """What a value of a Python type is called in such messages (dict: "a mapping", or "an object" in JSON)."""
+    name = next(name for each, name in VALUE_TYPES if each is kind)
+    return JSON_WORDS.get(name, name) if json else name

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from pfcore.files import write_atomic
 from pfcore.models.spec import DEFAULT_MODEL, ModelSpec
 from pfcore.names import SuiteName
-from pfcore.paths import write_atomic
 from pfcore.runs.runner import run_suite
 from pfcore.suites.base import RunConfig
 

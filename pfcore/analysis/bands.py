@@ -19,12 +19,15 @@ import pandas as pd
 from pfcore.analysis.models import RUN_SOURCE_PREFIX
 from pfcore.analysis.series import AVERAGES
 from pfcore.errors import InputError
+from pfcore.files import MIB, FileKind, read_bounded, write_atomic
 from pfcore.intervals import proportion
 from pfcore.items import generate_semantic, load_lexicon
 from pfcore.items.schema import CONSTRUCTIONS, PF_CONSTRUCTIONS
 from pfcore.names import SuiteName
-from pfcore.paths import DATA_DIR, ReadKind, read_bounded, write_atomic
+from pfcore.paths import DATA_DIR
 from pfcore.suites.semantic import decision_counts
+
+ITEM_COUNTS = FileKind("published item counts", MIB)
 
 ITEM_COUNTS_PATH = DATA_DIR / "reference" / "published_item_counts.csv"
 WHOLE = 1e-6  # a published accuracy times n this close to a whole number is k of n decisions
@@ -57,7 +60,7 @@ def item_counts(path: Path = ITEM_COUNTS_PATH) -> pd.DataFrame:
     if not path.is_file():
         return pd.DataFrame({"construction": [], "filter": [], "n": []})
     try:
-        counts = pd.read_csv(io.BytesIO(read_bounded(path, ReadKind.ITEM_COUNTS)),
+        counts = pd.read_csv(io.BytesIO(read_bounded(path, ITEM_COUNTS)),
                              dtype={"construction": str, "filter": str, "n": int}, keep_default_na=False)
     except (ValueError, KeyError) as exc:
         raise InputError(f"{path}: the published item counts are not readable ({type(exc).__name__}); remake "
@@ -121,6 +124,7 @@ NOTES = {
     RUN_BAND: "for your runs, each run's own interval, as on the Run page",
     RUN_N_BAND: "for averages of your runs, a Wilson interval from the runs' n, decisions counted as independent",
     POOLED: "an average of the four constructions pools their decisions",
+
 }
 
 

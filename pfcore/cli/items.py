@@ -7,9 +7,10 @@ import sys
 from pathlib import Path
 
 from pfcore import __version__
+from pfcore.files import write_output
 from pfcore.items.card import build_card, write_card
 from pfcore.items.check import check_items
-from pfcore.items.formats import FORMATS, format_for, render_items, write_text_atomic
+from pfcore.items.formats import FORMATS, format_for, render_items
 from pfcore.items.generate import GENERATORS, resolve_constructions
 from pfcore.items.lexicon import load_lexicon
 from pfcore.names import SuiteName
@@ -70,7 +71,7 @@ def generate_command(args: argparse.Namespace) -> int:
     card = None
     if not args.paper_compatible:
         card = build_card(items, lexicon, names, _command_line(args), args.reference)
-    write_text_atomic(args.out, text, what="the item file")
+    write_output(args.out, text, "the item file")
     print(f"wrote {len(items):,} {args.suite} items ({', '.join(names)}; lexicon "
           f"{lexicon.version}) to {args.out}")
     if card is not None:

@@ -19,10 +19,9 @@ from pfcore.cli.common import (
     specs_from_args,
 )
 from pfcore.errors import InputError
-from pfcore.items.formats import write_text_atomic
+from pfcore.files import check_writable_file, write_output
 from pfcore.models.spec import ModelSpec
 from pfcore.names import Reduction
-from pfcore.paths import check_writable_file
 from pfcore.scoring.factory import LazyScorer
 from pfcore.scoring.methods import ScoringMethod, text_method
 from pfcore.scoring.requests import Request, RequestScorer, TokenScores, check_length, finite
@@ -217,7 +216,7 @@ def score_file(args: argparse.Namespace, specs: list[ModelSpec], cache: ScoreCac
                                     score=through_cache(cache, bar)))
     both = pd.concat(tables, ignore_index=True)
     if args.out:
-        write_text_atomic(Path(args.out), both.to_csv(index=False), what="the table (--out)")
+        write_output(Path(args.out), both.to_csv(index=False), "the table (--out)")
     if args.json:
         results = [{"model": spec.label, "revision": spec.revision, "level": level, "rows": json_rows(part)}
                    for spec, part in zip(specs, tables)]

@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pfcore.items.formats import PAPER_MANIPULATIONS, parse_item_file, render_items, write_text_atomic
+from pfcore.files import write_atomic
+from pfcore.items.formats import PAPER_MANIPULATIONS, parse_item_file, render_items
 from pfcore.items.generate import GENERATORS
 from pfcore.items.lexicon import Lexicon
 from pfcore.items.schema import MANIPULATIONS, SYNTAX_CONTROL, Item, SemanticItem, SyntaxItem
@@ -77,8 +78,8 @@ def build_card(items: Sequence[Item], lexicon: Lexicon, constructions: Sequence[
 def write_card(out: str | Path, markdown: str, data: dict[str, Any]) -> tuple[Path, Path]:
     """Write the card files beside the item file; returns their paths."""
     md_path, json_path = card_paths(out)
-    write_text_atomic(md_path, markdown, what="the dataset card")
-    write_text_atomic(json_path, json.dumps(data, indent=1, ensure_ascii=False) + "\n", what="the dataset card")
+    write_atomic(md_path, markdown, "the dataset card")
+    write_atomic(json_path, json.dumps(data, indent=1, ensure_ascii=False) + "\n", "the dataset card")
     return md_path, json_path
 
 

@@ -1,12 +1,11 @@
 """Item files: the published TSV layouts, and our own CSV and JSONL (optionally gzipped).
 
 Reading collects every problem with its line; `read_item_file` raises them as one InputError.
-Writing goes through `paths.write_atomic`, so a failed write leaves nothing behind.
+Writing goes through `files.write_atomic`, so a failed write leaves nothing behind.
 """
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import json
 import re
@@ -18,11 +17,13 @@ from pathlib import Path
 from typing import Any, cast
 
 from pfcore.errors import InputError
+from pfcore.files import MIB, FileKind, ReadRefused, read_bounded, write_output
 from pfcore.items.generate import PAPER_MANIPULATIONS
 from pfcore.items.lexicon import Lexicon, frame_name, load_lexicon
 from pfcore.items.schema import FILLS, ITEM_TYPES, SYNTAX_CONTROL, Item, SemanticItem, SyntaxItem, build, field_names
 from pfcore.names import SuiteName
-from pfcore.paths import ReadKind, ReadRefused, read_bounded, write_atomic
+
+ITEM_FILE = FileKind("item file", 256 * MIB)  # the shipped item files hold under 40 MiB
 
 FORMATS = ("paper-tsv", "csv", "jsonl")
 PAPER_SEMANTIC_COLUMNS = ["Swapped_Condition", "Swapped_Stimulus", "Let-Alone", "Sentence",
@@ -79,7 +80,7 @@ def write_items(items: Sequence[Item], path: str | Path, format: str | None = No
     path = Path(path)
     fmt = format_for(path, format)
     text = render_items(items, fmt, meta)
-    write_text_atomic(path, text, what="the item file")
+    write_output(path, text, "the item file")
 
 
 def render_items(items: Sequence[Item], fmt: str, meta: dict[str, Any] | None = None) -> str:
@@ -106,18 +107,6 @@ def render_items(items: Sequence[Item], fmt: str, meta: dict[str, Any] | None = 
     lines += [json.dumps({n: getattr(item, n) for n in names}, ensure_ascii=False)
               for item in items]
     return "\n".join(lines) + "\n"
-
-
-def write_text_atomic(path: Path, text: str, *, what: str = "the file") -> None:
-    """Write text through `paths.write_atomic` (all of it or nothing), gzipped reproducibly (no
-    name or time in the header) when the name ends in .gz."""
-    data = text.encode("utf-8")
-    if Path(path).suffix == ".gz":
-        buffer = io.BytesIO()
-        with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0, compresslevel=9) as gz:
-            gz.write(data)
-        data = buffer.getvalue()
-    write_atomic(Path(path), data, what)
 
 
 def _cell(value: Any) -> str:
@@ -197,9 +186,9 @@ def parse_item_file(path: str | Path, lexicon: Lexicon | None = None) -> tuple[I
 
 def _read_text(path: Path, problems: _Problems) -> str | None:
     """The file's text, or None and a problem: unreadable, not a file, broken gzip, over the item
-    file's cap (counted after decompression, see `paths.read_bounded`), not UTF-8."""
+    file's cap (counted after decompression, see `files.read_bounded`), not UTF-8."""
     try:
-        raw = read_bounded(path, ReadKind.ITEMS, gunzip=True)
+        raw = read_bounded(path, ITEM_FILE, gunzip=True)
     except ReadRefused as exc:
         problems.add(exc.line or 1, exc.reason)
         return None
@@ -573,3 +562,4 @@ def _read_paper_syntax(path: Path, rows: list[tuple[int, list[str]]], lexicon: L
         out.lines.append(lineno)
         repeats[key] += 1
     return out
+

@@ -5,7 +5,7 @@ the left, joined by one space. Each region keeps its character span in that sent
 of tokens can be gathered per region (see pfcore.scoring.align).
 Every problem in a file is an InputError naming the file, the line or the item, condition and
 prediction by number, and what is wrong; no message repeats the file's text (a wrong path must not
-show what another file holds). Files are read through `paths`' bounded reader.
+show what another file holds). Files are read through `files`' bounded reader.
 """
 from __future__ import annotations
 
@@ -17,17 +17,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pfcore.errors import InputError
-from pfcore.items.formats import write_text_atomic
+from pfcore.errors import InputError, expected_name, type_name
+from pfcore.files import MIB, FileKind, read_bounded, text_lines, write_output
 from pfcore.items.formula import Formula, FormulaError, parse_formula
-from pfcore.paths import ReadKind, read_bounded, text_lines
 from pfcore.scoring.align import METRICS
+
+STIMULI_FILE = FileKind("stimuli file", 64 * MIB)  # a CSV of 20,000 rows is about 2 MiB
+SUITE_FILE = FileKind("SyntaxGym suite", 64 * MIB)  # the largest suites are about 10 MB
 
 LONG_COLUMNS = ("item_number", "condition_name", "region_number", "region_name", "content")
 SENTENCE_COLUMN = "sentence"
 MAX_CELL = 131_072  # characters; the csv module's default field limit
 SUITE_KEYS = ("meta", "region_meta", "predictions", "items")
-TYPE_NAMES = {dict: "an object", list: "a list", str: "text", int: "a whole number"}
+
+
+def stimuli_kind(name: str) -> FileKind:
+    """The kind of stimuli file a name is read as: a JSON SyntaxGym suite, or a CSV."""
+    return SUITE_FILE if Path(name).suffix.lower() == ".json" else STIMULI_FILE
+
 
 Span = tuple[int, int]
 RawCondition = tuple[str, list[tuple[int, str]]]  # name, (region number, content) in order
@@ -224,7 +231,7 @@ def read_suite(path: str | Path) -> GymSuite:
     path = Path(path)
     data = _load_json(path)
     if not isinstance(data, dict):
-        raise InputError(f"{path}: a suite must be a JSON object, not {_type_name(data)}")
+        raise InputError(f"{path}: a suite must be a JSON object, not {type_name(data, json=True)}")
     name = _suite_name(data, path)
     label = str(path)
     missing = [key for key in SUITE_KEYS if key not in data]
@@ -249,7 +256,7 @@ def _suite_name(data: dict[str, Any], path: Path) -> str:
 
 def _load_json(path: Path) -> Any:
     """The parsed JSON of a file (read within the suite's cap); InputError saying why it cannot be."""
-    raw = read_bounded(path, ReadKind.SUITE)
+    raw = read_bounded(path, SUITE_FILE)
     try:
         return json.loads(raw.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
@@ -263,25 +270,14 @@ def _load_json(path: Path) -> Any:
         raise InputError(f"{path}: the JSON is nested too deeply") from None
 
 
-def _type_name(value: Any) -> str:
-    """The JSON type of a value, for messages."""
-    if isinstance(value, bool):
-        return "true/false"
-    if isinstance(value, float):
-        return "a decimal number"
-    for expected, name in TYPE_NAMES.items():
-        if isinstance(value, expected) and not isinstance(value, bool):
-            return name
-    return "null"
-
-
 def _typed(obj: Mapping[str, Any], key: str, expected: type, where: str) -> Any:
     """obj[key], which must be there and of the `expected` type; InputError naming `where` otherwise."""
     if key not in obj:
         raise InputError(f"{where}: {key!r} is missing")
     value = obj[key]
     if not isinstance(value, expected) or isinstance(value, bool):
-        raise InputError(f"{where}: {key!r} must be {TYPE_NAMES[expected]}, not {_type_name(value)}")
+        raise InputError(f"{where}: {key!r} must be {expected_name(expected, json=True)}, "
+                         f"not {type_name(value, json=True)}")
     return value
 
 
@@ -307,7 +303,7 @@ def _formula_text(prediction: Any, index: int, label: str) -> str:
     """The formula text of one prediction; only SyntaxGym's "formula" type exists."""
     where = f"{label}, prediction {index}"
     if not isinstance(prediction, dict):
-        raise InputError(f"{where}: must be an object, not {_type_name(prediction)}")
+        raise InputError(f"{where}: must be an object, not {type_name(prediction, json=True)}")
     if prediction.get("type") != "formula":
         raise InputError(f"{where}: unknown prediction type (only the type 'formula' is known)")
     text: str = _typed(prediction, "formula", str, where)
@@ -318,13 +314,13 @@ def _raw_item(raw: Any, index: int, label: str) -> RawItem:
     """(item number, conditions) of one JSON item, with every field's type checked."""
     where = f"{label}, item at position {index}"
     if not isinstance(raw, dict):
-        raise InputError(f"{where}: must be an object, not {_type_name(raw)}")
+        raise InputError(f"{where}: must be an object, not {type_name(raw, json=True)}")
     number: int = _typed(raw, "item_number", int, where)
     where = f"{label}, item {number}"
     conditions = []
     for position, condition in enumerate(_typed(raw, "conditions", list, where), start=1):
         if not isinstance(condition, dict):
-            raise InputError(f"{where}: each condition must be an object, not {_type_name(condition)}")
+            raise InputError(f"{where}: each condition must be an object, not {type_name(condition, json=True)}")
         name: str = _typed(condition, "condition_name", str, f"{where}, condition {position}")
         regions = [_raw_region(region, f"{where}, condition {position}")
                    for region in _typed(condition, "regions", list, f"{where}, condition {position}")]
@@ -335,7 +331,7 @@ def _raw_item(raw: Any, index: int, label: str) -> RawItem:
 def _raw_region(raw: Any, where: str) -> tuple[int, str]:
     """(region number, content) of one JSON region."""
     if not isinstance(raw, dict):
-        raise InputError(f"{where}: each region must be an object, not {_type_name(raw)}")
+        raise InputError(f"{where}: each region must be an object, not {type_name(raw, json=True)}")
     return _typed(raw, "region_number", int, where), _typed(raw, "content", str, where)
 
 
@@ -377,7 +373,7 @@ def write_long_csv(suite: GymSuite, path: str | Path) -> None:
             for region in condition.regions:
                 writer.writerow([item.number, condition.name, region.number,
                                  suite.region_names[region.number], region.content])
-    write_text_atomic(Path(path), out.getvalue())
+    write_output(Path(path), out.getvalue(), "the file")
 
 
 Row = tuple[int, dict[str, str]]  # line number, cells by column
@@ -385,8 +381,8 @@ Row = tuple[int, dict[str, str]]  # line number, cells by column
 
 def _read_csv(path: Path) -> tuple[list[str], list[Row]]:
     """The header and the non-blank rows of a UTF-8 CSV, read as a bounded stream of lines
-    (`paths.text_lines`); InputError with the line otherwise."""
-    records = _records(path, text_lines(path, ReadKind.STIMULI))
+    (`files.text_lines`); InputError with the line otherwise."""
+    records = _records(path, text_lines(path, STIMULI_FILE))
     if not records:
         raise InputError(f"{path}: the file is empty; it needs a header row")
     (_, header), body = records[0], records[1:]

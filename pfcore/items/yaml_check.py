@@ -10,6 +10,8 @@ from typing import Any
 
 import yaml
 
+from pfcore.errors import type_name
+
 Where = tuple[str | int, ...]  # an entry's place in the tree: keys and list indices from the top
 
 
@@ -124,16 +126,6 @@ class YamlChecker:
         kept = [(p, w) for p, w in zip(self.problems, self._places)
                 if not any(w[:len(s)] == s for s in subtrees)]
         self.problems, self._places = [p for p, _ in kept], [w for _, w in kept]
-
-
-def type_name(value: Any) -> str:
-    """What a YAML value is, in words, for messages that must not repeat it."""
-    if isinstance(value, bool):
-        return "true/false"
-    names = ((int, "a whole number"), (float, "a decimal number"), (str, "text"), (list, "a list"),
-             (dict, "a mapping"))
-    return next((name for python_type, name in names if isinstance(value, python_type)), "nothing" if value is None else
-                f"a {type(value).__name__}")
 
 
 def _line(node: yaml.Node) -> int:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pfcore.errors import ModelLoadError, first_line
-from pfcore.paths import atomic_folder, check_writable, write_atomic
+from pfcore.files import atomic_folder, check_writable, write_atomic
 
 if TYPE_CHECKING:  # checking a finished conversion needs none of the heavy libraries
     from transformers import PreTrainedTokenizerBase
@@ -109,7 +109,7 @@ def _header_ok(path: Path) -> bool:
 
 
 def convert(source: Path, folder: Path) -> Path:
-    """Write a safetensors copy of `source` to `folder` through `paths.atomic_folder` (a temporary
+    """Write a safetensors copy of `source` to `folder` through `files.atomic_folder` (a temporary
     folder and one rename), its marker written last with `write_atomic`. A GGUF transformers
     cannot read is a ModelLoadError; a refusal of the machine (a full disk) an EnvironmentProblem
     naming the folder; either way nothing is left behind. A folder it cannot write to at all is

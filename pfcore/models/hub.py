@@ -7,8 +7,10 @@ import json
 from pathlib import Path
 
 from pfcore.errors import InputError
+from pfcore.files import MIB, FileKind, read_bounded
 from pfcore.models.spec import ModelSpec
-from pfcore.paths import ReadKind, read_bounded
+
+WEIGHTS_INDEX = FileKind("weights index", 16 * MIB)  # a 70B model's index is about 100 kB
 
 INDEX = "model.safetensors.index.json"  # a sharded checkpoint's list of its weight files
 
@@ -31,7 +33,7 @@ def complete_weights(folder: Path) -> bool:
     if not index.is_file():
         return (folder / "model.safetensors").is_file()
     try:
-        shards = set(json.loads(read_bounded(index, ReadKind.WEIGHTS_INDEX))["weight_map"].values())
+        shards = set(json.loads(read_bounded(index, WEIGHTS_INDEX))["weight_map"].values())
     except (InputError, ValueError, KeyError, TypeError, AttributeError):
         return False
     return bool(shards) and all((folder / shard).is_file() for shard in shards)
@@ -41,6 +43,7 @@ def cached_revisions(repo_id: str) -> dict[str, str]:
     """The revisions of a hub id in the local cache, each with its commit: its refs (branches,
     tags) and the commits of its snapshots (a commit names itself); empty when none is cached."""
     from huggingface_hub import CacheNotFound, scan_cache_dir
+
 
     try:
         repos = scan_cache_dir().repos

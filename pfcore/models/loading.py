@@ -19,12 +19,13 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from pfcore.errors import ModelLoadError
+from pfcore.files import locked
 from pfcore.models import gguf_convert
 from pfcore.models.hub import missing_revision
 from pfcore.models.memory import keep_freed_memory
 from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
 from pfcore.names import ModelKind
-from pfcore.paths import locked, models_dir
+from pfcore.paths import models_dir
 
 if TYPE_CHECKING:  # torch and transformers load only when a model does (a cached run needs neither)
     from transformers import PreTrainedModel, PreTrainedTokenizerBase

@@ -14,11 +14,12 @@ import numpy as np
 import pandas as pd
 
 from pfcore.errors import EnvironmentProblem, InputError
+from pfcore.files import check_writable
 from pfcore.models.identity import weights_identity
 from pfcore.models.loading import resolve_source
 from pfcore.models.spec import ModelSpec
 from pfcore.names import SuiteName, published_name
-from pfcore.paths import cache_subdir, check_writable
+from pfcore.paths import cache_subdir
 from pfcore.progress import Earlier, Progress, ProgressMeter, ProgressView
 from pfcore.runs.settings import run_settings
 from pfcore.scoring.factory import LazyScorer, ScorerSource, cache_identity, scorer_for

@@ -13,11 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from pfcore.errors import InputError
-from pfcore.paths import ReadKind, cache_subdir, file_slug, locked, read_bounded, write_atomic
+from pfcore.files import MIB, FileKind, file_slug, locked, read_bounded, write_atomic
+from pfcore.paths import cache_subdir
 from pfcore.runs.settings import changes, manifest_settings, weights_change
 from pfcore.store.manifest import read_manifest
 from pfcore.store.results import run_rows
 from pfcore.store.runs import RUN_ROWS
+
+STATE_FILE = FileKind("trajectory state", 64 * MIB)  # 19 checkpoints x 7 suites: about 100 kB
 
 Entry = dict[str, Any]  # record, step, model, revision, settings, items, weights
 Report = Callable[[str], None]
@@ -72,7 +75,7 @@ def save_state(name: str, done: Mapping[str, Entry]) -> None:
 def _read(path: Path, name: str) -> dict[str, Entry]:
     """The entries of a state file; InputError saying what is wrong when it is not one of `name`."""
     try:
-        data = json.loads(read_bounded(path, ReadKind.TRAJECTORY_STATE))
+        data = json.loads(read_bounded(path, STATE_FILE))
     except ValueError as exc:
         raise InputError(f"not JSON: {exc}") from exc
     if not isinstance(data, dict) or data.get("name") != name or not isinstance(data.get("done"), dict):
@@ -119,3 +122,4 @@ def why_again(entry: Entry, settings: Mapping[str, Any], weights: Callable[[], s
     if entry["items"] != item_set:
         return f"the items changed (item set {entry['items']}, now {item_set})"
     return ""
+

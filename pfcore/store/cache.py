@@ -18,7 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from pfcore.errors import InputError, environment_problem
-from pfcore.paths import cache_root, check_writable, make_folder
+from pfcore.files import check_writable, make_folder
+from pfcore.paths import cache_root
 from pfcore.scoring.requests import Progress, Request, RequestScorer, TokenScores
 from pfcore.scoring.words import ScoreFn
 from pfcore.store.manifest import Timings

@@ -7,7 +7,8 @@ import urllib.request
 from pathlib import Path
 
 from pfcore.errors import InputError
-from pfcore.paths import cache_subdir, write_atomic
+from pfcore.files import write_atomic
+from pfcore.paths import cache_subdir
 from pfcore.store.published_tsv import PUBLISHED_COMMIT, PUBLISHED_FOLDER, PUBLISHED_REPO
 from pfcore.store.results import import_note, import_published
 

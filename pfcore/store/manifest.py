@@ -17,8 +17,11 @@ from typing import Any
 
 from pfcore import __version__
 from pfcore.errors import InputError
+from pfcore.files import MIB, FileKind, read_bounded
 from pfcore.models.spec import ModelSpec
-from pfcore.paths import REPO_ROOT, ReadKind, read_bounded
+from pfcore.paths import REPO_ROOT
+
+MANIFEST_FILE = FileKind("run manifest", MIB)  # a manifest is about 2 kB
 
 
 @dataclass(frozen=True)
@@ -125,7 +128,7 @@ class Manifest:
 def read_manifest(path: Path) -> Manifest:
     """A run's manifest.json read back (bounded); InputError when it is missing or damaged."""
     try:
-        data = json.loads(read_bounded(path, ReadKind.RUN_MANIFEST))
+        data = json.loads(read_bounded(path, MANIFEST_FILE))
     except ValueError as exc:  # not JSON, or not UTF-8
         raise InputError(f"{path}: damaged run manifest ({exc})") from exc
     return Manifest.from_json(data)

@@ -7,7 +7,8 @@ from pathlib import Path
 import pandas as pd
 
 from pfcore.errors import InputError
-from pfcore.paths import cache_subdir, write_atomic
+from pfcore.files import write_atomic
+from pfcore.paths import cache_subdir
 
 INFO_COLUMNS = ("parameters", "pretraining_tokens", "model_type")
 MODEL_TYPES = ("CausalLM", "MLM")

@@ -22,7 +22,8 @@ from typing import Any
 import pandas as pd
 
 from pfcore.errors import InputError
-from pfcore.paths import DATA_DIR, ReadKind, atomic_path, read_bounded, write_atomic
+from pfcore.files import MIB, FileKind, atomic_path, read_bounded, write_atomic
+from pfcore.paths import DATA_DIR
 from pfcore.store.published_tsv import (
     PUBLISHED_COMMIT,
     PUBLISHED_FOLDER,
@@ -30,6 +31,9 @@ from pfcore.store.published_tsv import (
     read_published,
     read_published_file,
 )
+
+BUNDLE_FILE = FileKind("bundled published results", 32 * MIB)  # the bundled table is about 0.5 MiB
+BUNDLE_MANIFEST = FileKind("bundle manifest", MIB)
 
 BUNDLE_PATH = DATA_DIR / "reference" / "published_results.parquet"
 DISABLE_VAR = "PFCORE_BUNDLED"  # "0": a new cache's results table starts empty
@@ -127,7 +131,7 @@ def write_bundle(rows: pd.DataFrame, *, repository: str, commit: str, folder: st
     table = canonical(rows).astype({col: "category" for col in CATEGORICAL})
     with atomic_path(path, "the bundled published results") as tmp:
         table.to_parquet(tmp, index=False, compression="zstd", compression_level=19)
-    raw = read_bounded(path, ReadKind.BUNDLE)
+    raw = read_bounded(path, BUNDLE_FILE)
     manifest = {
         "table": path.name, "sha256": hashlib.sha256(raw).hexdigest(), "bytes": len(raw),
         "rows": len(table), "files": int(table["source"].nunique()), "models": int(table["model"].nunique()),
@@ -146,7 +150,7 @@ def read_manifest(path: Path | None = None) -> dict[str, Any]:
     if not where.is_file():
         raise InputError(f"the bundled published results have no manifest ({where} is missing): {REMAKE}")
     try:
-        manifest = json.loads(read_bounded(where, ReadKind.BUNDLE_MANIFEST))
+        manifest = json.loads(read_bounded(where, BUNDLE_MANIFEST))
         str(manifest["sha256"]), str(manifest["commit"]), str(manifest["content_sha256"])
     except (ValueError, KeyError, TypeError) as exc:
         raise InputError(f"{where}: the bundle's manifest is not readable ({type(exc).__name__}): {REMAKE}") from exc
@@ -160,7 +164,7 @@ def checked_bytes(path: Path | None = None) -> tuple[bytes, dict[str, Any]]:
     manifest = read_manifest(path)
     if not path.is_file():
         raise InputError(f"the bundled published results {path} are missing: {REMAKE}")
-    raw = read_bounded(path, ReadKind.BUNDLE)
+    raw = read_bounded(path, BUNDLE_FILE)
     if hashlib.sha256(raw).hexdigest() != manifest["sha256"]:
         raise InputError(f"the bundled published results {path} do not match the sha256 in "
                          f"{manifest_path(path).name}: the file was edited or damaged, so none of it was "

@@ -9,9 +9,11 @@ from pathlib import Path
 import pandas as pd
 
 from pfcore.errors import InputError, first_line
+from pfcore.files import MIB, FileKind, read_bounded
 from pfcore.names import SuiteName
-from pfcore.paths import ReadKind, read_bounded
 from pfcore.store.result_rows import RESULT_COLUMNS, step_from_revision, typed_rows
+
+SUMMARY_FILE = FileKind("published summary", 16 * MIB)  # the paper's are under 100 kB
 
 BENCHMARK_SUITES = ("blimp", "comps", "ewok")
 FILTER_COLUMNS = ("world_knowledge_filter", "test_type")
@@ -42,7 +44,7 @@ def read_published_file(path: Path, source: str) -> pd.DataFrame:
     """One published summary TSV as long result rows (every numeric column becomes a metric).
     A file cut off mid-line, or a row with too few or too many cells, is refused: a half-read
     number would otherwise enter the table as if it were whole."""
-    raw = read_bounded(path, ReadKind.PUBLISHED)
+    raw = read_bounded(path, SUMMARY_FILE)
     try:
         wide = pd.read_csv(io.BytesIO(raw), sep="\t", on_bad_lines="error", dtype=str, keep_default_na=False)
     except UnicodeDecodeError as exc:

@@ -21,7 +21,8 @@ import numpy as np
 import pandas as pd
 
 from pfcore.errors import InputError, first_line
-from pfcore.paths import JsonMemo, atomic_path, cache_subdir, locked
+from pfcore.files import atomic_path, locked
+from pfcore.paths import JsonMemo, cache_subdir
 from pfcore.store.published import (
     BUNDLED_PREFIX,
     IMPORT_PREFIX,
@@ -163,7 +164,7 @@ def add_run_rows(folder: Path, rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def _save(table: pd.DataFrame) -> None:
-    """Write the table atomically (`paths.atomic_path`), so a reader never sees half a file."""
+    """Write the table atomically (`files.atomic_path`), so a reader never sees half a file."""
     with atomic_path(results_path(), "the results table") as tmp:
         table.to_parquet(tmp, index=False)
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import pandas as pd
 
 from pfcore.errors import InputError
-from pfcore.paths import cache_subdir, make_folder, write_atomic_set
+from pfcore.files import make_folder, write_atomic_set
+from pfcore.paths import cache_subdir
 from pfcore.store.manifest import Manifest, read_manifest
 
 TABLES = ("rows", "decisions", "summary")
@@ -38,7 +39,7 @@ class RunRecord:
 def save_run(manifest: Manifest, tables: dict[str, pd.DataFrame], out: Path | None = None,
              published: pd.DataFrame | None = None, *, rows: pd.DataFrame | None = None) -> RunRecord:
     """Write the record: its tables, the published-layout summary, its rows of the results table
-    and the manifest, all through `paths.write_atomic_set` (the manifest last). On a failure
+    and the manifest, all through `files.write_atomic_set` (the manifest last). On a failure
     (a full disk) nothing of it is left: a folder made for it is removed again, and an earlier
     record in an --out folder stays as it was."""
     target = Path(out) if out else cache_subdir("runs") / manifest.run_id

@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from pfcore.errors import InputError, PfcoreError, first_line
+from pfcore.files import make_folder, write_atomic
 from pfcore.models.loading import resolve_source
 from pfcore.models.spec import DEFAULT_MODEL
-from pfcore.paths import cache_subdir, make_folder, models_dir, write_atomic
+from pfcore.paths import cache_subdir, models_dir
 from pfcore.sweep import processes
 from pfcore.sweep.jobs import DONE, FAILED, SKIPPED, Job, plan_jobs, run_job, shard_folder
 from pfcore.sweep.merge import Merged, merge_shard, merged_before, remember

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from pfcore.errors import InputError, PfcoreError
+from pfcore.files import file_slug, make_folder, write_atomic
 from pfcore.models.identity import weights_identity
 from pfcore.models.loading import clear_loaded
-from pfcore.paths import file_slug, make_folder, write_atomic
 from pfcore.progress import Progress, ProgressView, throttled
 from pfcore.runs.checkpoints import Checkpoint
 from pfcore.runs.runner import ResultsLabel, run_suite

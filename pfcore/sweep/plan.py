@@ -11,19 +11,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pfcore.errors import InputError
+from pfcore.errors import InputError, type_name
+from pfcore.files import MIB, FileKind, read_bounded, too_large, write_atomic
 from pfcore.items.safe_yaml import compose
 from pfcore.items.schema import CONSTRUCTIONS
-from pfcore.items.yaml_check import Where, YamlChecker, type_name
+from pfcore.items.yaml_check import Where, YamlChecker
 from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
 from pfcore.names import ModelKind, SuiteName
-from pfcore.paths import READ_CAPS, ReadKind, cache_subdir, read_bounded, too_large, write_atomic
+from pfcore.paths import cache_subdir
 from pfcore.runs.checkpoints import Checkpoint, checkpoints
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import Reduction
 from pfcore.store.cache import CHUNK
 from pfcore.suites.base import RunConfig
 from pfcore.suites.registry import SUITES, get_suite
+
+PLAN_FILE = FileKind("sweep plan", MIB)  # a plan of the paper's whole study is about 2 kB
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 PLAN_KEYS = {"name", "suites", "models", "resources", "retries"}
@@ -133,14 +136,14 @@ def load_plan(path: str | Path) -> SweepPlan:
 def save_uploaded_plan(file_name: str, data: bytes) -> Path:
     """Keep a plan uploaded in the app under the cache (cache/sweeps/uploads/) and return its path."""
     safe = "".join(c if c.isalnum() or c in "-._" else "_" for c in Path(file_name).name) or "plan.yaml"
-    if len(data) > READ_CAPS[ReadKind.PLAN]:
-        raise too_large(Path(safe), ReadKind.PLAN)
+    if len(data) > PLAN_FILE.cap:
+        raise too_large(Path(safe), PLAN_FILE)
     return write_atomic(cache_subdir("sweeps") / "uploads" / safe, data, "the uploaded plan")
 
 
 def _plan_text(path: Path) -> str:
     """The plan file as text; InputError when unreadable, too large or not UTF-8."""
-    raw = read_bounded(path, ReadKind.PLAN)
+    raw = read_bounded(path, PLAN_FILE)
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -19,9 +19,10 @@ from pathlib import Path
 
 from pfcore.deployment import PUBLIC_VAR, deployment
 from pfcore.errors import InputError
+from pfcore.files import MIB
 from pfcore.models import ModelSpec
 from pfcore.models.loading import promised
-from pfcore.paths import MIB, REPO_ROOT
+from pfcore.paths import REPO_ROOT
 from pfcore.scoring.factory import shared_scorer
 from pfcore.scoring.methods import text_method
 from pfcore.scoring.requests import Request

@@ -15,10 +15,10 @@ import pandas as pd
 
 from pfcore.deployment import deployment
 from pfcore.errors import InputError
+from pfcore.files import too_large, write_atomic
 from pfcore.intervals import mean_interval
-from pfcore.items.syntaxgym import GymSuite, read_stimuli
+from pfcore.items.syntaxgym import GymSuite, read_stimuli, stimuli_kind
 from pfcore.models.spec import ModelSpec
-from pfcore.paths import READ_CAPS, ReadKind, too_large, write_atomic
 from pfcore.scoring.align import Span, aggregate, owners
 from pfcore.scoring.requests import Progress, Request, RequestError, RequestScorer
 from pfcore.scoring.words import ScoredText, ScoreFn, Word, plain_score, score_texts
@@ -96,8 +96,8 @@ def stimuli_from_upload(name: str, data: bytes) -> Stimuli:
     """Stimuli from an uploaded file's name and bytes (read as a file of that name would be, and
     refused unwritten when larger than that kind of file, or in public mode an upload, may be)."""
     deployment().check_upload(len(data))
-    kind = ReadKind.SUITE if Path(name).suffix.lower() == ".json" else ReadKind.STIMULI
-    if len(data) > READ_CAPS[kind]:
+    kind = stimuli_kind(name)
+    if len(data) > kind.cap:
         raise too_large(Path(Path(name).name), kind)
     with tempfile.TemporaryDirectory() as folder:
         path = write_atomic(Path(folder) / Path(name).name, data, "the uploaded file")

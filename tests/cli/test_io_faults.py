@@ -24,6 +24,8 @@ import pytest
 
 from pfcore.cli import main
 from pfcore.errors import InputError
+from pfcore.files import FileKind
+from pfcore.items.syntaxgym import STIMULI_FILE
 from pfcore.store.cache import TABLE, ScoreCache
 from pfcore.store.results import load_results, results_path
 
@@ -147,7 +149,7 @@ def test_full_disk_while_recording_leaves_no_half_record(tiny_gpt2: Path, mounte
 
 def failing_nth_write(n: int, under: Path, code: int = errno.ENOSPC) -> Callable[..., Any]:
     """A stand-in for Path.write_bytes that fails with `code` on its n-th call for a file under
-    `under` (a record's files are written through it: see paths.write_atomic_set)."""
+    `under` (a record's files are written through it: see files.write_atomic_set)."""
     real = Path.write_bytes
     calls = [0]
 
@@ -481,19 +483,19 @@ def test_every_reader_refuses_a_fifo_a_device_and_a_folder(reader: str, fifo: Pa
 def test_open_regular_checks_the_opened_file_too(tmp_path: Path, fifo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A FIFO put in the place of a file between the check and the open (stat said regular) is
     opened without blocking and refused by its fstat."""
-    from pfcore import paths
+    from pfcore import files
 
     real_stat = os.stat
-    regular = real_stat(Path(paths.__file__))
-    monkeypatch.setattr(paths.os, "stat", lambda path, *a, **k: regular if Path(path) == fifo else real_stat(path))
+    regular = real_stat(Path(files.__file__))
+    monkeypatch.setattr(files.os, "stat", lambda path, *a, **k: regular if Path(path) == fifo else real_stat(path))
     with pytest.raises(InputError, match="named pipe"):
-        paths.read_bounded(fifo, paths.ReadKind.STIMULI)
+        files.read_bounded(fifo, STIMULI_FILE)
 
 
 def test_caps_refuse_larger_files_and_keep_real_ones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A 20,000-row stimuli CSV and a 10 MB SyntaxGym suite read; a file over its kind's cap is
     refused (the cap lowered to test it), however it is read."""
-    from pfcore import paths
+    from pfcore.items import syntaxgym
     from pfcore.views.stimuli import read_stimuli_file
 
     stimuli = tmp_path / "stimuli.csv"
@@ -509,8 +511,8 @@ def test_caps_refuse_larger_files_and_keep_real_ones(tmp_path: Path, monkeypatch
                                  "items": items}))
     assert suite.stat().st_size > 10_000_000
     assert len(read_stimuli_file(suite).texts) == 2 * 44_999
-    monkeypatch.setitem(paths.READ_CAPS, paths.ReadKind.STIMULI, 1 << 16)
-    monkeypatch.setitem(paths.READ_CAPS, paths.ReadKind.SUITE, 1 << 16)
+    monkeypatch.setattr(syntaxgym, "STIMULI_FILE", FileKind("stimuli file", 1 << 16))
+    monkeypatch.setattr(syntaxgym, "SUITE_FILE", FileKind("SyntaxGym suite", 1 << 16))
     for path, kind in ((stimuli, "stimuli file"), (suite, "SyntaxGym suite")):
         with pytest.raises(InputError, match=f"the {kind} is larger than 0.0625 MiB"):
             read_stimuli_file(path)
@@ -518,10 +520,10 @@ def test_caps_refuse_larger_files_and_keep_real_ones(tmp_path: Path, monkeypatch
 
 def test_an_upload_over_the_cap_is_refused_unwritten(monkeypatch: pytest.MonkeyPatch) -> None:
     """An uploaded stimuli file larger than its kind's cap is refused before it is written."""
-    from pfcore import paths
+    from pfcore.items import syntaxgym
     from pfcore.views import stimuli
 
-    monkeypatch.setitem(paths.READ_CAPS, paths.ReadKind.STIMULI, 1000)
+    monkeypatch.setattr(syntaxgym, "STIMULI_FILE", FileKind("stimuli file", 1000))
     monkeypatch.setattr(stimuli, "write_atomic", lambda *a: pytest.fail("the upload was written"))
     with pytest.raises(InputError, match="mine.csv: the stimuli file is larger than"):
         stimuli.stimuli_from_upload("mine.csv", b"sentence\n" + b"A cat sat.\n" * 200)
@@ -530,11 +532,11 @@ def test_an_upload_over_the_cap_is_refused_unwritten(monkeypatch: pytest.MonkeyP
 def test_stimuli_lines_stream_with_their_line_numbers(tmp_path: Path) -> None:
     """The line stream keeps the csv module's view of a file: CR LF, a lone CR and a BOM; a line
     that is not UTF-8 is named by its number."""
-    from pfcore.paths import ReadKind, text_lines
+    from pfcore.files import text_lines
 
     path = tmp_path / "s.csv"
     path.write_bytes(b"\xef\xbb\xbfsentence\r\nA cat.\rA dog.\nA b\xe9e.\n")
-    lines = text_lines(path, ReadKind.STIMULI)
+    lines = text_lines(path, STIMULI_FILE)
     assert [next(lines) for _ in range(3)] == ["sentence\r\n", "A cat.\r", "A dog.\n"]
     with pytest.raises(InputError, match=r"s.csv:4: not UTF-8 text"):
         next(lines)

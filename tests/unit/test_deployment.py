@@ -10,9 +10,9 @@ import pytest
 
 from pfcore.deployment import RUN_BUSY, Deployment, deployment
 from pfcore.errors import InputError
+from pfcore.files import MIB
 from pfcore.items.lexicon import load_lexicon
 from pfcore.models.spec import DEFAULT_MODEL, ModelSpec
-from pfcore.paths import MIB
 from pfcore.sweep.plan import load_plan
 from pfcore.ui import serve
 

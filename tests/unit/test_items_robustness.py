@@ -12,6 +12,7 @@ import pytest
 
 from pfcore.cli import main
 from pfcore.errors import InputError
+from pfcore.files import FileKind
 from pfcore.items import (
     MASK,
     SemanticItem,
@@ -24,8 +25,7 @@ from pfcore.items import (
     write_items,
 )
 from pfcore.items.check import checked_items
-from pfcore.items.lexicon import DEFAULT_LEXICON, Lexicon
-from pfcore.paths import READ_CAPS, ReadKind
+from pfcore.items.lexicon import DEFAULT_LEXICON, LEXICON_FILE, Lexicon
 
 LONG_CELL = "x" * 200_000  # over the csv module's field limit (131,072 characters)
 
@@ -124,7 +124,7 @@ def test_deep_nesting_is_refused(tmp_path: Path) -> None:
 
 
 def test_oversized_lexicon_is_refused_unread(tmp_path: Path) -> None:
-    path = write_lexicon(tmp_path, "# padding\n" * (READ_CAPS[ReadKind.LEXICON] // 10 + 1))
+    path = write_lexicon(tmp_path, "# padding\n" * (LEXICON_FILE.cap // 10 + 1))
     with pytest.raises(InputError, match=rf"{re.escape(str(path))}: the lexicon is larger than 1 MiB"):
         load_lexicon(path)
     if Path("/dev/zero").exists():
@@ -235,7 +235,7 @@ def test_unhashable_kind_in_the_metadata_is_a_problem(tmp_path: Path, lexicon: L
 
 def test_gzip_bomb_stops_at_the_cap(tmp_path: Path, lexicon: Lexicon,
                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(READ_CAPS, ReadKind.ITEMS, 1 << 20)
+    monkeypatch.setattr(formats, "ITEM_FILE", FileKind("item file", 1 << 20))
     packer = zlib.compressobj(9, zlib.DEFLATED, 31)
     chunk = b"{}\n" * (1 << 18)
     bomb = b"".join(packer.compress(chunk) for _ in range(100)) + packer.flush()
@@ -253,7 +253,7 @@ def test_gzip_bomb_stops_at_the_cap(tmp_path: Path, lexicon: Lexicon,
 
 def test_the_cap_holds_for_plain_files_too(tmp_path: Path, lexicon: Lexicon,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(READ_CAPS, ReadKind.ITEMS, 1 << 20)
+    monkeypatch.setattr(formats, "ITEM_FILE", FileKind("item file", 1 << 20))
     path = tmp_path / "big.jsonl"
     path.write_bytes(b"{}\n" * (1 << 19))
     with pytest.raises(InputError, match="big.jsonl:1: the item file is larger than 1 MiB"):

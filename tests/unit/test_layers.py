@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # lowest first; a module imports only from its own layer or below
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("pfcore", "pfcore.errors", "pfcore.glossary", "pfcore.names", "pfcore.output", "pfcore.paths",
-     "pfcore.progress", "pfcore.deployment", "pfcore.intervals"),
+     "pfcore.progress", "pfcore.deployment", "pfcore.intervals", "pfcore.files"),
     ("pfcore.models",),
     ("pfcore.scoring",),
     ("pfcore.items",),
