@@ -19,16 +19,16 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from contextlib import closing
 from pathlib import Path
 
 from pfcore.items import default_items
-from pfcore.models import DEFAULT_MODEL, ModelSpec, load_model
+from pfcore.models import DEFAULT_MODEL, ModelSpec
 from pfcore.paths import REPO_ROOT, models_dir
 from pfcore.probe import analyze_sentence, probe_sentence, score_manipulations, score_probe
 from pfcore.probe.sections import ALL_SECTIONS, Section, probe_sections
 from pfcore.probe.words import score_sentences
 from pfcore.scoring.causal import CausalScorer
+from pfcore.scoring.models import load_model
 from pfcore.store.cache import ScoreCache
 
 Timed = Callable[[str, ScoreCache], tuple[float, float]]
@@ -80,11 +80,11 @@ def before(scorer: CausalScorer) -> Timed:
 
 def medians(run: Timed, sentences: list[str], folder: Path) -> tuple[float, float]:
     """Median seconds to words and to every section over fresh sentences (a new cache each)."""
-    with closing(ScoreCache(folder / "warm.sqlite")) as cache:
+    with ScoreCache(folder / "warm.sqlite") as cache:
         run(sentences[0], cache)  # one-time work: which tokens begin a word, the tree check
     times = []
     for number, text in enumerate(sentences[1:]):
-        with closing(ScoreCache(folder / f"fresh-{number}.sqlite")) as cache:
+        with ScoreCache(folder / f"fresh-{number}.sqlite") as cache:
             times.append(run(text, cache))
     return statistics.median(t[0] for t in times), statistics.median(t[1] for t in times)
 

@@ -19,8 +19,9 @@ from rounds import alternate, ratio_line, rounds_option
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from pfcore.items import CONSTRUCTIONS, default_items
-from pfcore.models import DEFAULT_MODEL, ModelSpec, load_model
+from pfcore.models import DEFAULT_MODEL, ModelSpec
 from pfcore.scoring.causal import CausalScorer, _make_packs
+from pfcore.scoring.models import load_model
 from pfcore.scoring.requests import Request
 from pfcore.suites import semantic
 

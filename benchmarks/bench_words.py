@@ -19,8 +19,9 @@ import torch
 from rounds import alternate, ratio_line, rounds_option
 
 from pfcore.items import CONSTRUCTIONS, default_items
-from pfcore.models import DEFAULT_MODEL, ModelSpec, load_model
+from pfcore.models import DEFAULT_MODEL, ModelSpec
 from pfcore.scoring.causal import CausalScorer
+from pfcore.scoring.models import load_model
 from pfcore.scoring.requests import Request
 from pfcore.scoring.words import score_texts, unpack_bow
 from pfcore.suites import semantic, syntaxgym

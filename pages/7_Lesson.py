@@ -1,7 +1,6 @@
 """Lesson: a guided, live lesson a class can follow, one screen per step with Back and Next; every
 step computed on the spot by the sidebar's model from the class's sentences; a presenter view for a
 projector, a handout to download and a glossary."""
-from contextlib import closing
 
 import streamlit as st
 
@@ -48,7 +47,7 @@ with shown_errors():
         st.info("Load a model in the sidebar: the lesson's numbers are computed by it.")
         st.stop()
     context = lesson_context(choice, results_table())
-    with st.spinner(f"{choice.spec.label} is computing this step..."), closing(ScoreCache()) as cache:
+    with st.spinner(f"{choice.spec.label} is computing this step..."), ScoreCache() as cache:
         result = run_step(step, context.with_cache(cache), given)
     render_step(result, presenter=presenter)
     handout_button(context, class_sentences())

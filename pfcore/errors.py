@@ -103,3 +103,14 @@ def expected_name(kind: type, *, json: bool = False) -> str:
     """What a value of a Python type is called in such messages (dict: "a mapping", or "an object" in JSON)."""
     name = next(name for each, name in VALUE_TYPES if each is kind)
     return JSON_WORDS.get(name, name) if json else name
+
+
+MEMORY_WORDS = ("out of memory", "cannot allocate memory", "can't allocate memory", "not enough memory")
+
+
+def out_of_memory(exc: BaseException) -> bool:
+    """Whether an error means the machine (or the GPU) ran out of memory: MemoryError, torch's
+    OutOfMemoryError, or an allocator's words; never a reason to delete files."""
+    text = str(exc).lower()
+    return (isinstance(exc, MemoryError) or type(exc).__name__ == "OutOfMemoryError"
+            or any(words in text for words in MEMORY_WORDS))

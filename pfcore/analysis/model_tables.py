@@ -24,7 +24,7 @@ from pfcore.intervals import mean_interval
 from pfcore.items.lexicon import load_lexicon
 from pfcore.items.schema import PF_CONSTRUCTIONS
 from pfcore.names import SuiteName, published_name
-from pfcore.scoring.methods import ScoringMethod
+from pfcore.scoring.kinds import method_named
 from pfcore.store.model_sizes import extra_models_path, read_extra_models
 from pfcore.store.runs import RunRecord
 from pfcore.suites.registry import get_suite
@@ -55,7 +55,7 @@ def _own_rows(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
     for record in runs:
         m = record.manifest
         if m.suite != suite.name or (suite.name == SuiteName.SEMANTIC
-                                     and ScoringMethod(m.scoring).is_pll != (table == PLL_TABLE)):
+                                     and method_named(m.scoring).is_pll != (table == PLL_TABLE)):
             continue
         values = (_affinity_on_paper_words(record) if suite.name == SuiteName.AFFINITY
                   else _headline(record, suite.paper_filter))

@@ -26,7 +26,7 @@ from pfcore.probe.verdict import CAVEAT, UNIT, ProbeVerdict, anecdote_note
 from pfcore.probe.view import with_base_rates
 from pfcore.runs.checkpoints import checkpoints, series_name
 from pfcore.scoring.requests import LN2, REDUCTIONS
-from pfcore.store.cache import ScoreCache, opened
+from pfcore.store.cache import ScoreCache
 from pfcore.store.results import load_results
 
 NO_PAIR = ("give a follow-up pair (--entailed E --contradicted C): one the construction entails and one it "
@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     if not (has_decisions or args.words or proposal or over_checkpoints):
         raise InputError(NO_PAIR)
     specs = specs_from_args(args)
-    with opened(use=not args.no_cache) as cache:
+    with ScoreCache.when(not args.no_cache) as cache:
         if over_checkpoints:
             return _over_checkpoints(args, probe, pairs + proposed, specs, cache)
         sections = {s for s, on in ((Section.DECISIONS, has_decisions), (Section.WORDS, args.words)) if on}

@@ -22,7 +22,7 @@ from pfcore.runs.checkpoints import checkpoints, duplicate_checkpoints, series_n
 from pfcore.runs.report import main_table, summary_json
 from pfcore.runs.runner import RunConfig, run_suite
 from pfcore.runs.trajectory import run_trajectory
-from pfcore.scoring.methods import ScoringMethod
+from pfcore.scoring.kinds import all_methods
 from pfcore.store.results import load_results
 from pfcore.suites.registry import SUITES
 
@@ -66,7 +66,7 @@ def add_run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--limit-blocks", type=positive_int, help="only the first N blocks (or base sentences) "
                    "of each construction; for benchmarks the first N items (per BLiMP paradigm)")
     p.add_argument("--password", help="password of a protected EWoK zip (or set PFCORE_EWOK_PASSWORD)")
-    p.add_argument("--scoring", choices=[m.value for m in ScoringMethod],
+    p.add_argument("--scoring", choices=[m.value for m in all_methods()],
                    help="causal models: causal, in every suite. Masked models: semantic reads the blank "
                    "(masked-token, the default) or takes pll-original or pll-l2r; syntax, syntaxgym and the "
                    "benchmarks take pll-original (default) or pll-l2r (syntax reads masked-token as "

@@ -23,10 +23,11 @@ from pfcore.files import check_writable_file, write_output
 from pfcore.models.spec import ModelSpec
 from pfcore.names import Reduction
 from pfcore.scoring.factory import LazyScorer
-from pfcore.scoring.methods import ScoringMethod, text_method
+from pfcore.scoring.kinds import kind_of
+from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import Request, RequestScorer, TokenScores, check_length, finite
 from pfcore.scoring.words import ScoredText, score_texts
-from pfcore.store.cache import ScoreCache, opened, through_cache
+from pfcore.store.cache import ScoreCache, through_cache
 from pfcore.views.stimuli import Level, read_stimuli_file, stimuli_table
 
 TOP_K = 5
@@ -185,10 +186,10 @@ def score_one(spec: ModelSpec, req: Request, args: argparse.Namespace,
 def text_scorer(spec: ModelSpec, *, bos: bool) -> LazyScorer:
     """The scorer of whole texts for the model's kind: causal log-probs, or PLL (original) for a masked
     model; --bos is refused for a masked model, whose PLL scores every token already."""
-    method = text_method(spec.kind)
+    method = kind_of(spec.kind).text_method
     if bos and method.is_pll:
         raise InputError("--bos goes with causal models: a masked model's PLL scores every token already")
-    return LazyScorer(spec, method, bos)
+    return LazyScorer(spec, method, bos=bos)
 
 
 def file_level(args: argparse.Namespace, default: Level) -> Level:
@@ -231,7 +232,7 @@ def score_file(args: argparse.Namespace, specs: list[ModelSpec], cache: ScoreCac
 def run(args: argparse.Namespace) -> int:
     """Score the request or the file with each model (through the cache) and print the results."""
     specs = specs_from_args(args)
-    with opened(use=not args.no_cache) as cache:
+    with ScoreCache.when(not args.no_cache) as cache:
         if args.file:
             return score_file(args, specs, cache)
         if args.regions or args.out:

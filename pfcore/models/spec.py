@@ -9,7 +9,7 @@ import sys
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from pfcore.names import DEFAULT_MODEL, ModelKind, named
+from pfcore.names import DEFAULT_MODEL, ModelKind
 
 # The embedded default (DEFAULT_MODEL): SmolLM2-135M-Instruct, quantized to 4 bits (Q4_1) in its GGUF
 # file and dequantized to float32 here; instruction tuning and quantization both set it apart from the
@@ -28,13 +28,12 @@ class ModelSpec:
     revision: str | None = None
     dtype: str = "float32"
     device: str = "cpu"
-    kind: ModelKind = ModelKind.CAUSAL
+    kind: str = ModelKind.CAUSAL  # a name of pfcore.scoring.kinds.KINDS (checked where the model is used)
     trust_remote_code: bool = False
 
     def __post_init__(self) -> None:
-        """The default's old alias becomes its name; a kind given as text becomes a ModelKind."""
+        """The default's old alias becomes its name."""
         object.__setattr__(self, "name", ALIASES.get(self.name, self.name))
-        object.__setattr__(self, "kind", named(ModelKind, self.kind, "model kind"))
 
     def as_dict(self) -> dict[str, object]:
         """Plain dict for manifests and cache keys."""

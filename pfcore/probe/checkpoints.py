@@ -16,8 +16,7 @@ import numpy as np
 import pandas as pd
 
 from pfcore.analysis.base_rates import accuracy_over_steps
-from pfcore.models.identity import same_weights, weights_identity
-from pfcore.models.loading import clear_loaded
+from pfcore.models.identity import same_weights
 from pfcore.models.spec import ModelSpec
 from pfcore.names import Reduction
 from pfcore.probe.detect import Probe, checked_reduction
@@ -26,7 +25,8 @@ from pfcore.probe.verdict import UNIT, ProbeVerdict, unit_key
 from pfcore.probe.words import focus2_bits
 from pfcore.runs.checkpoints import Checkpoint
 from pfcore.scoring.factory import LazyScorer
-from pfcore.scoring.methods import text_method
+from pfcore.scoring.kinds import kind_of
+from pfcore.scoring.models import MODELS
 from pfcore.scoring.requests import LN2, RequestScorer
 from pfcore.store.cache import ScoreCache
 
@@ -82,7 +82,7 @@ class CheckpointSeries:
 def model_scorer(spec: ModelSpec) -> RequestScorer:
     """A model's (or checkpoint's) scorer, loading the model through pfcore's loader (so that it can
     be freed) only when a score is not in the cache."""
-    return LazyScorer(spec, text_method(spec.kind))
+    return LazyScorer(spec, kind_of(spec.kind).text_method)
 
 
 def probe_checkpoint(scorer: RequestScorer, point: Checkpoint, probe: Probe, pairs: Sequence[tuple[str, str]] = (),
@@ -111,7 +111,7 @@ def probe_checkpoints(points: Sequence[Checkpoint], probe: Probe, pairs: Sequenc
             started(number, len(points), point)
         probes.append(probe_checkpoint(scorer_of(point.spec), point, probe, pairs, cache=cache,
                                        reduction=reduction, corrected=corrected))
-        clear_loaded()  # one checkpoint in memory at a time
+        MODELS.clear()  # one checkpoint in memory at a time
         gc.collect()
         if done is not None:
             done(number, len(points), probes[-1])
@@ -121,10 +121,10 @@ def probe_checkpoints(points: Sequence[Checkpoint], probe: Probe, pairs: Sequenc
 
 
 def distinct_weights(probes: Sequence[CheckpointProbe]) -> tuple[list[CheckpointProbe], list[str]]:
-    """The probes of checkpoints whose weights (`weights_identity`, known once each is scored)
+    """The probes of checkpoints whose weights (`MODELS.weights`, known once each is scored)
     differ from every earlier one's, and a warning for each one left out: the same weights under
     two names are no change over training, and are not drawn as one."""
-    repeats = same_weights((p.point, weights_identity(p.point.spec)) for p in probes)
+    repeats = same_weights((p.point, MODELS.weights(p.point.spec)) for p in probes)
     left_out = {point for point, _, _ in repeats}
     return ([p for p in probes if p.point not in left_out],
             [f"{point.label} has the same weights as {first.label} (sha256 {digest[:12]}...): shown once, as "

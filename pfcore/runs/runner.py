@@ -15,8 +15,6 @@ import pandas as pd
 
 from pfcore.errors import EnvironmentProblem, InputError
 from pfcore.files import check_writable
-from pfcore.models.identity import weights_identity
-from pfcore.models.loading import resolve_source
 from pfcore.models.spec import ModelSpec
 from pfcore.names import SuiteName, published_name
 from pfcore.paths import cache_subdir
@@ -24,7 +22,8 @@ from pfcore.progress import Earlier, Progress, ProgressMeter, ProgressView
 from pfcore.runs.settings import run_settings
 from pfcore.scoring.factory import LazyScorer, ScorerSource, cache_identity, scorer_for
 from pfcore.scoring.methods import ScoringMethod
-from pfcore.store.cache import NO_PARTS, ScoreCache, ScoreStats, namespace, opened, request_key
+from pfcore.scoring.models import MODELS
+from pfcore.store.cache import NO_PARTS, ScoreCache, ScoreStats, namespace, request_key
 from pfcore.store.manifest import (
     ItemsRecord,
     Manifest,
@@ -66,10 +65,10 @@ def run_suite(spec: ModelSpec, config: RunConfig, progress: ProgressView | None 
     check_writable(out or cache_subdir("runs"), "the run record's folder (--out)" if out else "the cache's runs folder")
     method = suite.method(spec, config.scoring)
     items = suite.load(config)
-    lazy, handle = LazyScorer(spec, method, config.bos, scorers), ModelHandle(spec)
+    lazy, handle = LazyScorer(spec, method, bos=config.bos, source=scorers), ModelHandle(spec)
     part = RunPart(started, time.monotonic(), lazy, handle)
     item_ids = suite.item_ids(items)
-    with opened(use=config.use_cache) as cache:
+    with ScoreCache.when(config.use_cache) as cache:
         key = run_key(spec, config, lazy.identity, item_ids) if cache else ""
         earlier = cache.earlier_parts(key) if cache else NO_PARTS
         ctx = ScoreContext(lazy, cache, part.meter(progress, earlier), suite.reduction(config, method), config.chunk,
@@ -181,7 +180,7 @@ def _manifest(suite: Suite, spec: ModelSpec, config: RunConfig, method: ScoringM
     settings["corrected"] = config.corrected and method is ScoringMethod.CAUSAL  # the BOW correction is causal
     settings["first_token"] = ("BOS prepended, first word scored" if config.bos
                                else "no BOS: first token of a whole sentence unscored (minicons default)")
-    model = ModelRecord.of(spec, source=resolve_source(spec)[0], weights_sha256=weights_identity(spec))
+    model = ModelRecord.of(spec, source=MODELS.source(spec), weights_sha256=MODELS.weights(spec))
     return Manifest(
         run_id=new_run_id(config.suite, spec.label), created=now_iso(), suite=config.suite, model=model,
         scoring=method.value, settings=settings,
@@ -299,11 +298,8 @@ def estimate_plan(spec: ModelSpec, configs: Sequence[RunConfig], runs: Sequence[
         own = {request_key(ns, r.prefix, r.text) for r in suite.requests(loaded, method) or []} - keys
         keys |= own
         per_suite.append((config.suite, method, own))
-    cache = ScoreCache()
-    try:
+    with ScoreCache() as cache:
         present = cache.present(sorted(keys))
-    finally:
-        cache.close()
     rates = [_suite_rate(suite, len(own - present), spec, method, runs) for suite, method, own in per_suite]
     return PlanEstimate(items, len(keys), len(present), tuple(rates))
 

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from pfcore.models.spec import ModelSpec
-from pfcore.names import ModelKind
 from pfcore.store.manifest import Manifest, item_set_hash
 from pfcore.suites.base import RunConfig
 from pfcore.suites.registry import get_suite
@@ -40,7 +39,7 @@ def manifest_settings(manifest: Manifest) -> dict[str, Any]:
     fields = {k: v for k, v in manifest.settings.items() if k in known}
     fields["constructions"] = tuple(fields.get("constructions") or ())
     m = manifest.model
-    spec = ModelSpec(m.name, m.revision, m.dtype, m.device, ModelKind(m.kind), m.trust_remote_code)
+    spec = ModelSpec(m.name, m.revision, m.dtype, m.device, m.kind, m.trust_remote_code)
     return run_settings(spec, RunConfig(**{**fields, "suite": manifest.suite}))
 
 

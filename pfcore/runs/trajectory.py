@@ -10,14 +10,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from pfcore.models.identity import weights_identity
-from pfcore.models.loading import clear_loaded
 from pfcore.names import SuiteName
 from pfcore.progress import ProgressView
 from pfcore.runs.checkpoints import Checkpoint
 from pfcore.runs.runner import ResultsLabel, run_suite
 from pfcore.runs.settings import item_set, run_settings
 from pfcore.runs.trajectory_state import Entry, load_state, save_state, why_again, writing
+from pfcore.scoring.models import MODELS
 from pfcore.store.results import withdraw_run
 from pfcore.suites.base import RunConfig
 
@@ -40,7 +39,7 @@ def run_trajectory(name: str, points: Sequence[Checkpoint], suites: Sequence[Sui
                 before = done.get(key)
                 if before is not None:
                     why = why_again(before, settings,
-                                    _once(memo, f"weights {point.label}", partial(weights_identity, point.spec)),
+                                    _once(memo, f"weights {point.label}", partial(MODELS.weights, point.spec)),
                                     _once(memo, f"items {suite}", partial(item_set, run)))
                     if not why:
                         report(f"{point.label} {suite}: done before ({before['record']})")
@@ -51,7 +50,7 @@ def run_trajectory(name: str, points: Sequence[Checkpoint], suites: Sequence[Sui
                 if before and before["record"] != done[key]["record"] and withdraw_run(Path(before["record"])):
                     report(f"{point.label} {suite}: the rows of the earlier run ({Path(before['record']).name}) "
                            "left the results table; its record is kept")
-            clear_loaded()  # one checkpoint in memory at a time
+            MODELS.clear()  # one checkpoint in memory at a time
     return pd.DataFrame([{"checkpoint": k.split("|")[0], "suite": k.split("|")[1],
                           **{f: v.get(f) for f in SHOWN}} for k, v in done.items()])
 

@@ -18,8 +18,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from pfcore.errors import InputError
-from pfcore.models.identity import model_identity
+from pfcore.errors import InputError, out_of_memory
 from pfcore.models.loading import LoadedModel
 from pfcore.names import ModelKind
 from pfcore.paths import JsonMemo
@@ -114,7 +113,7 @@ class CausalScorer:
         self.max_len = loaded.max_length
         self._token_text: dict[int, str] = {}
         self._bow_vectors: dict[tuple[int, str], torch.Tensor] = {}
-        checks = ExactnessMemo(model_identity(loaded.spec, loaded.source))
+        checks = ExactnessMemo(loaded.identity)
         self._together = Together(model_lock(self.model), self._score)  # concurrent sessions' calls
         self._head = _split_head(self.model, checks)
         self._tree_ok = self.settings.tree and checks.remember("tree", self._tree_is_exact)
@@ -156,8 +155,7 @@ class CausalScorer:
 
     def cache_identity(self) -> dict[str, object]:
         """Model identity plus the settings that change scores (for the score cache)."""
-        return {**model_identity(self.loaded.spec, self.loaded.source),
-                **ScoringMethod.CAUSAL.identity(bos=self.settings.bos, bow=self.settings.bow)}
+        return {**self.loaded.identity, **ScoringMethod.CAUSAL.identity(bos=self.settings.bos, bow=self.settings.bow)}
 
     @property
     def _bos_id(self) -> int | None:
@@ -298,9 +296,12 @@ class CausalScorer:
             batch = batches.pop(0)
             try:
                 results = self._run_batch(batch, tree, extras)
-            except (torch.OutOfMemoryError, RuntimeError) as exc:
-                if "out of memory" not in str(exc).lower() or budget <= 64:
+            except (RuntimeError, MemoryError) as exc:
+                if not out_of_memory(exc):
                     raise
+                if budget <= 64:
+                    raise InputError(f"out of memory scoring a batch of {budget} tokens with {self.loaded.spec.label}; "
+                                     "shorten the texts or use a smaller model (nothing of it was cached)") from exc
                 budget //= 2
                 log.warning("out of memory: halving the batch to %d tokens and going on", budget)
                 batches = _batches(batch, budget) + batches

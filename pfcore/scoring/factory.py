@@ -1,78 +1,40 @@
-"""The one place a loaded model becomes a request scorer, and the lazy scorer that loads the model
-only when the score cache lacks something (a rerun served from the cache loads nothing, not even
-torch; aligning cached scores with words loads the tokenizer alone)."""
+"""Where a model spec becomes a request scorer (through the one model cache, pfcore.scoring.models), and
+the lazy scorer that loads the model only when the score cache lacks something (a rerun served from
+the cache loads nothing, not even torch; aligning cached scores with words loads the tokenizer alone)."""
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Sequence
 from functools import cached_property
 from typing import Protocol
 
 from pfcore.errors import InputError
-from pfcore.models.identity import model_identity
-from pfcore.models.loading import LoadedModel, load_model, load_tokenizer, loaded_now, resolve_source
 from pfcore.models.spec import ModelSpec
 from pfcore.scoring.align import Span
-from pfcore.scoring.methods import ScoringMethod, check_fits
+from pfcore.scoring.methods import ScoringMethod
+from pfcore.scoring.models import MODELS
 from pfcore.scoring.next_tokens import TOP_K, NextTokens, most_likely_next
 from pfcore.scoring.requests import Progress, Request, RequestScorer, TokenScores
 from pfcore.scoring.words import text_ids, token_spans
 
 
 class ScorerSource(Protocol):
-    """Builds the scorer of a model spec and method: `scorer_for` here, a cached one in the app."""
+    """Builds the scorer of a model spec and method: `scorer_for` here, the app's own in pfcore.ui.model."""
 
     def __call__(self, spec: ModelSpec, method: ScoringMethod, *, bos: bool) -> RequestScorer:
         """The scorer (bos by keyword)."""
 
 
-def make_scorer(loaded: LoadedModel, method: ScoringMethod, *, bos: bool = False) -> RequestScorer:
-    """The request scorer of a loaded model for a method (causal, PLL, or masked-token readout)."""
-    check_fits(method, loaded.spec.kind, loaded.spec.label)
-    if method is ScoringMethod.CAUSAL:
-        from pfcore.scoring.causal import CausalScorer, ScorerSettings  # torch: only when scoring
-
-        return CausalScorer(loaded, ScorerSettings(bos=bos))
-    from pfcore.scoring.pll import BlankRequestScorer, PllRequestScorer
-
-    if method is ScoringMethod.MASKED_TOKEN:
-        return BlankRequestScorer(loaded)
-    if method.is_pll:
-        return PllRequestScorer(loaded, method)
-    raise InputError(f"{method.value!r} has no request scorer: it reads the model directly")
-
-
 def scorer_for(spec: ModelSpec, method: ScoringMethod, *, bos: bool = False) -> RequestScorer:
-    """Load the model (cached per process) and build its scorer."""
-    return make_scorer(load_model(spec), method, bos=bos)
-
-
-_SHARED: dict[tuple[ModelSpec, ScoringMethod, bool], tuple[LoadedModel, RequestScorer]] = {}
-_SHARED_LOCK = threading.Lock()
-
-
-def shared_scorer(spec: ModelSpec, method: ScoringMethod, *, bos: bool = False) -> RequestScorer:
-    """The process's one scorer of (model, method, BOS), built once per loaded model and shared by
-    every caller (the app's sessions and its warm-up), so what a scorer works out once (exactness
-    checks, word-start tokens) is worked out once; scorers of models no longer loaded are let go."""
-    loaded = load_model(spec)
-    with _SHARED_LOCK:
-        for key, (model, _) in list(_SHARED.items()):
-            if loaded_now(key[0]) is not model:
-                del _SHARED[key]
-        key = (spec, method, bos)
-        if key not in _SHARED:
-            _SHARED[key] = (loaded, make_scorer(loaded, method, bos=bos))
-        return _SHARED[key][1]
+    """The process's one scorer of the model and method, loaded through the model cache."""
+    return MODELS.scorer(spec, method, bos=bos)
 
 
 def cache_identity(spec: ModelSpec, method: ScoringMethod, *, bos: bool = False,
                    bow: bool = False) -> dict[str, object]:
     """The score cache's key material for a model and method (and its BOW variant), found without
     loading the model; equal to what the loaded scorer's `cache_identity()` gives."""
-    source, _ = resolve_source(spec)
-    return {**model_identity(spec, source), **method.identity(bos=bos, bow=bow)}
+    return {**MODELS.identity(spec), **method.identity(bos=bos, bow=bow)}
 
 
 class LazyScorer:
@@ -80,7 +42,7 @@ class LazyScorer:
     Token strings, ids and spans come from the tokenizer alone until the model is loaded (when the
     scorer is built by `scorer_for`; another source, such as the app's, has its models at hand)."""
 
-    def __init__(self, spec: ModelSpec, method: ScoringMethod, bos: bool = False,
+    def __init__(self, spec: ModelSpec, method: ScoringMethod, *, bos: bool = False,
                  source: ScorerSource = scorer_for, bow_of: LazyScorer | None = None) -> None:
         self.spec, self._method, self.bos, self._source = spec, method, bos, source
         self._bow_of = bow_of  # the lazy scorer this one is the BOW variant of
@@ -127,7 +89,7 @@ class LazyScorer:
     @cached_property
     def _bow_twin(self) -> LazyScorer:
         """The BOW variant, built once."""
-        return LazyScorer(self.spec, self._method, self.bos, self._source, bow_of=self)
+        return LazyScorer(self.spec, self._method, bos=self.bos, source=self._source, bow_of=self)
 
     def _loaded(self) -> bool:
         """Whether token questions go to the real scorer: it is there, or the source is not ours."""
@@ -137,26 +99,26 @@ class LazyScorer:
     def _bos_id(self) -> int | None:
         """The BOS id a causal scorer with BOS prepends (None otherwise)."""
         bos = self.bos and self._method is ScoringMethod.CAUSAL
-        return load_tokenizer(self.spec).bos_token_id if bos else None
+        return MODELS.tokenizer(self.spec).bos_token_id if bos else None
 
     def display_tokens(self, ids: Sequence[int]) -> tuple[str, ...]:
         """Token strings, as the real scorer decodes them."""
         if self._loaded():
             return (self._bow_of or self).scorer.display_tokens(ids)
-        tokenizer = load_tokenizer(self.spec)
+        tokenizer = MODELS.tokenizer(self.spec)
         return tuple(tokenizer.decode([i]) for i in ids)
 
     def text_token_ids(self, text: str) -> tuple[int, ...]:
         """A text's token ids, as the real scorer gives them."""
         if self._loaded():
             return (self._bow_of or self).scorer.text_token_ids(text)
-        return text_ids(load_tokenizer(self.spec), text, self._bos_id())
+        return text_ids(MODELS.tokenizer(self.spec), text, self._bos_id())
 
     def token_spans(self, text: str) -> tuple[Span, ...]:
         """A text's token spans, as the real scorer gives them."""
         if self._loaded():
             return (self._bow_of or self).scorer.token_spans(text)
-        return token_spans(load_tokenizer(self.spec), text, self._bos_id())
+        return token_spans(MODELS.tokenizer(self.spec), text, self._bos_id())
 
 
 def _variant(scorer: RequestScorer) -> RequestScorer:

@@ -21,7 +21,7 @@ from transformers.models.auto.modeling_auto import (
     MODEL_FOR_MASKED_LM_MAPPING_NAMES,
 )
 
-from pfcore.errors import InputError
+from pfcore.errors import InputError, out_of_memory
 from pfcore.models.llama import LlamaLM
 from pfcore.models.loading import LoadedModel
 from pfcore.scoring.requests import BLANK, REDUCTIONS, Reduction
@@ -322,15 +322,15 @@ class MaskedScorer:
             chunk = order[done:done + n]
             try:
                 logprobs = self._forward([inputs[i] for i in chunk], self._head_at_targets)
-            except RuntimeError as error:
-                if not _is_out_of_memory(error):
+            except (RuntimeError, MemoryError) as error:
+                if not out_of_memory(error):
                     raise
                 self._shrink_after_oom(n, width, error)
                 continue
             yield chunk, logprobs
             done += n
 
-    def _shrink_after_oom(self, n_rows: int, width: int, error: RuntimeError) -> None:
+    def _shrink_after_oom(self, n_rows: int, width: int, error: BaseException) -> None:
         """Halve the chunk budget (kept for later calls); give up when one row alone does not fit."""
         if self.device.type == "cuda":
             torch.cuda.empty_cache()
@@ -408,11 +408,6 @@ def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
     """Refuse an unknown option with the list of known ones."""
     if value not in allowed:
         raise InputError(f"unknown {name} {value!r}; choose one of {', '.join(allowed)}")
-
-
-def _is_out_of_memory(error: RuntimeError) -> bool:
-    """True for torch's out-of-memory errors on any device."""
-    return isinstance(error, torch.OutOfMemoryError) or "out of memory" in str(error).lower()
 
 
 def _class_names(mapping: dict) -> set[str]:

@@ -1,77 +1,64 @@
-"""The scoring methods a run can use, the model kind each needs, and which of their settings change
-the numbers (what the score cache keys on)."""
+"""How a model's probabilities become scores: each scoring method as data (its name, the model kind it
+needs, what it computes in words, and what of it keys the score cache). A kind of model brings its
+methods (pfcore.scoring.kinds); the built-in ones are named here."""
 from __future__ import annotations
 
-from enum import StrEnum
+from dataclasses import dataclass
+from typing import ClassVar
 
 from pfcore.errors import InputError
 from pfcore.names import ModelKind
 
+TEXTS, BLANK, MODEL = "texts", "blank", "model"  # what a method reads (see ScoringMethod.reads)
 
-class ScoringMethod(StrEnum):
-    """How a model's probabilities become scores; the value is the name runs and the CLI use."""
 
-    CAUSAL = "causal"
-    MASKED_TOKEN = "masked-token"
-    PLL_ORIGINAL = "pll-original"
-    PLL_L2R = "pll-l2r"
-    GLOBAL_AFFINITY = "global-affinity"
+@dataclass(frozen=True)
+class ScoringMethod:
+    """A scoring method; `value` is the name runs, manifests and the CLI use."""
 
-    @property
-    def kind(self) -> ModelKind:
-        """The model kind the method needs."""
-        return ModelKind.CAUSAL if self is ScoringMethod.CAUSAL else ModelKind.MASKED
+    value: str
+    kind: str  # the model kind it needs (a name of pfcore.scoring.kinds.KINDS)
+    label: str  # how the scores are computed, in words (for captions)
+    pll_metric: str = ""  # minicons' PLL metric name ("original", "within_word_l2r"); "" for other methods
+    takes_bos: bool = False  # its scores change with a BOS token prepended (causal scoring)
+    reads: str = TEXTS  # what a suite gets from it: scores of texts, the fill of a blank, or the model itself
 
-    @property
-    def pll_metric(self) -> str:
-        """minicons' PLL metric name of a PLL method ("original", "within_word_l2r")."""
-        return {ScoringMethod.PLL_ORIGINAL: "original", ScoringMethod.PLL_L2R: "within_word_l2r"}[self]
+    CAUSAL: ClassVar[ScoringMethod]
+    MASKED_TOKEN: ClassVar[ScoringMethod]
+    PLL_ORIGINAL: ClassVar[ScoringMethod]
+    PLL_L2R: ClassVar[ScoringMethod]
+    GLOBAL_AFFINITY: ClassVar[ScoringMethod]
+
+    def __str__(self) -> str:
+        return self.value
 
     @property
     def is_pll(self) -> bool:
         """Whether the method is a pseudo-log-likelihood."""
-        return self in (ScoringMethod.PLL_ORIGINAL, ScoringMethod.PLL_L2R)
-
-    @property
-    def label(self) -> str:
-        """How the scores were computed, in words (for captions)."""
-        return LABELS[self]
+        return bool(self.pll_metric)
 
     def identity(self, *, bos: bool = False, bow: bool = False) -> dict[str, object]:
         """What of a scorer changes its scores, for cache keys (packing and batching do not); the
         BOW variant, whose scores carry beginning-of-word masses too, is keyed apart."""
-        if self is ScoringMethod.CAUSAL:
-            return {"scorer": "causal", "bos": bos, **({"bow": True} if bow else {})}
+        if self.takes_bos:
+            return {"scorer": self.value, "bos": bos, **({"bow": True} if bow else {})}
         if self.is_pll:
             return {"scorer": "pll", "metric": self.pll_metric}
         return {"scorer": self.value}
 
 
-LABELS = {
-    ScoringMethod.CAUSAL: "causal log-probabilities",
-    ScoringMethod.MASKED_TOKEN: "masked-token readout of the blank (masked model)",
-    ScoringMethod.PLL_ORIGINAL: "pseudo-log-likelihood, metric original (masked model)",
-    ScoringMethod.PLL_L2R: "pseudo-log-likelihood, metric within_word_l2r (masked model)",
-    ScoringMethod.GLOBAL_AFFINITY: "Global Affinity: P(word | word masked) (masked model)",
-}
+ScoringMethod.CAUSAL = ScoringMethod("causal", ModelKind.CAUSAL, "causal log-probabilities", takes_bos=True)
+ScoringMethod.MASKED_TOKEN = ScoringMethod("masked-token", ModelKind.MASKED,
+                                           "masked-token readout of the blank (masked model)", reads=BLANK)
+ScoringMethod.PLL_ORIGINAL = ScoringMethod("pll-original", ModelKind.MASKED,
+                                           "pseudo-log-likelihood, metric original (masked model)", "original")
+ScoringMethod.PLL_L2R = ScoringMethod("pll-l2r", ModelKind.MASKED,
+                                      "pseudo-log-likelihood, metric within_word_l2r (masked model)", "within_word_l2r")
+ScoringMethod.GLOBAL_AFFINITY = ScoringMethod("global-affinity", ModelKind.MASKED,
+                                              "Global Affinity: P(word | word masked) (masked model)", reads=MODEL)
 
 
-def text_method(kind: ModelKind) -> ScoringMethod:
-    """The method that scores any whole text with a model of this kind: causal log-probs, or PLL
-    (metric original) for a masked model, which has no blank to read."""
-    return ScoringMethod.CAUSAL if kind == ModelKind.CAUSAL else ScoringMethod.PLL_ORIGINAL
-
-
-def parse_method(name: str | ScoringMethod) -> ScoringMethod:
-    """The method a name stands for; InputError listing the known names otherwise."""
-    try:
-        return ScoringMethod(name)
-    except ValueError:
-        known = ", ".join(m.value for m in ScoringMethod)
-        raise InputError(f"unknown scoring {name!r}; choose one of {known}") from None
-
-
-def check_fits(method: ScoringMethod, kind: ModelKind, label: str) -> ScoringMethod:
+def check_fits(method: ScoringMethod, kind: str, label: str) -> ScoringMethod:
     """The method, unless the model's kind cannot use it (InputError saying so)."""
     if method.kind != kind:
         raise InputError(f"scoring {method.value!r} does not fit the {kind} model {label}")

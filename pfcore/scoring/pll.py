@@ -8,7 +8,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from pfcore.errors import InputError
-from pfcore.models.identity import model_identity
 from pfcore.models.loading import LoadedModel
 from pfcore.scoring.align import Span
 from pfcore.scoring.masked import MaskedScorer
@@ -49,7 +48,7 @@ class _MaskedRequestScorer:
 
     def cache_identity(self) -> dict[str, object]:
         """Model identity plus the method's settings (for the score cache)."""
-        return {**model_identity(self.loaded.spec, self.loaded.source), **self._method.identity()}
+        return {**self.loaded.identity, **self._method.identity()}
 
     def text_token_ids(self, text: str) -> tuple[int, ...]:
         """The ids of a text without special tokens."""

@@ -11,7 +11,7 @@ import sqlite3
 import time
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager, closing, contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -72,13 +72,39 @@ def checksum(key: str, ids: bytes, logprobs: bytes) -> str:
 
 
 class ScoreCache:
-    """Read and write scored requests; a corrupt file is moved aside and rebuilt with a warning."""
+    """Read and write scored requests; a corrupt file is moved aside and rebuilt with a warning. The
+    one way to open it is `with ScoreCache() as cache:` (or `ScoreCache.when(use)` for work that may
+    go without it), which closes it at the block's end: Python's sqlite3 keeps an open connection in a
+    reference cycle, so only a garbage collection would close a forgotten one, its scores left in the
+    write-ahead log meanwhile."""
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = Path(path) if path else cache_root() / "scores.sqlite"
+        self._conn: sqlite3.Connection | None = None
+
+    def __enter__(self) -> ScoreCache:
         make_folder(self.path.parent, "the score cache's folder")
         with self._refusals("open"):
-            self.conn = self._open()
+            self._conn = self._open()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    @staticmethod
+    def when(use: bool) -> AbstractContextManager[ScoreCache | None]:
+        """The persistent score cache for a block of work, or None in its place when the work asked
+        for no cache (`--no-cache`)."""
+        return ScoreCache() if use else nullcontext()
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """The open connection (the cache is used inside its `with` block only)."""
+        if self._conn is None:
+            raise RuntimeError("the score cache is used outside its `with ScoreCache() as cache:` block")
+        return self._conn
 
     @contextmanager
     def _refusals(self, action: str) -> Iterator[None]:
@@ -162,11 +188,8 @@ class ScoreCache:
     def merge_from(self, other: Path) -> int:
         """Copy every row of another cache file that this one lacks (INSERT OR IGNORE: merging
         twice changes nothing); returns how many rows were added. Rows failing their checksum stay out."""
-        source = ScoreCache(other)
-        try:
+        with ScoreCache(other) as source:
             rows = source.conn.execute(f"SELECT key, token_ids, logprobs, checksum, created FROM {TABLE}").fetchall()
-        finally:
-            source.close()
         good = [r for r in rows if checksum(r[0], r[1], r[2]) == r[3]]
         before = self.count()
         with self._refusals("write to"), self.conn:
@@ -211,10 +234,6 @@ class ScoreCache:
     def count(self) -> int:
         """Number of cached requests."""
         return int(self.conn.execute(f"SELECT COUNT(*) FROM {TABLE}").fetchone()[0])
-
-    def close(self) -> None:
-        """Close the connection."""
-        self.conn.close()
 
 
 @dataclass
@@ -281,18 +300,8 @@ def through_cache(cache: ScoreCache | None, progress: Progress | None = None) ->
     return score
 
 
-def opened(*, use: bool = True) -> AbstractContextManager[ScoreCache | None]:
-    """The persistent score cache for a block of work, closed at its end (Python's sqlite3 keeps an
-    open connection in a reference cycle, so only a garbage collection would close it, its scores left
-    in the write-ahead log meanwhile); None in its place when the work asked for no cache."""
-    return closing(ScoreCache()) if use else nullcontext()
-
-
 def score_persistent(scorer: RequestScorer, requests: Sequence[Request],
                      progress: Progress | None = None) -> list[TokenScores]:
     """Score through the persistent cache, opened for this call and closed after (the app's way)."""
-    cache = ScoreCache()
-    try:
+    with ScoreCache() as cache:
         return score_cached(scorer, requests, cache, progress)
-    finally:
-        cache.close()

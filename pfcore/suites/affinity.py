@@ -9,8 +9,8 @@ import pandas as pd
 from pfcore.intervals import mean_interval
 from pfcore.items.schema import AffinityItem
 from pfcore.models.spec import ModelSpec
-from pfcore.names import ModelKind, SuiteName
-from pfcore.scoring.methods import ScoringMethod
+from pfcore.names import SuiteName
+from pfcore.scoring.methods import MODEL, ScoringMethod
 from pfcore.suites.base import ItemSuite, ScoreContext
 
 if TYPE_CHECKING:  # torch loads with the first masked scorer, not with this module
@@ -48,21 +48,15 @@ class AffinitySuite(ItemSuite):
 
     name = SuiteName.AFFINITY
     label = "Global Affinity (masked models)"
-    kinds = (ModelKind.MASKED,)
     metric = "global_affinity"
     chance = None
     paired_focus = True
     percent = False
-    methods = (ScoringMethod.GLOBAL_AFFINITY,)
+    reads = (MODEL,)  # Global Affinity reads the masked model itself
 
     def method(self, spec: ModelSpec, requested: str | None) -> ScoringMethod:
-        """Always its own masked readout (a masked model is required)."""
-        super().method(spec, None)
-        return ScoringMethod.GLOBAL_AFFINITY
-
-    def default_method(self, kind: ModelKind) -> ScoringMethod:
-        """Its own masked readout."""
-        return ScoringMethod.GLOBAL_AFFINITY
+        """Always its own masked readout (a masked model is required; --scoring is not asked)."""
+        return super().method(spec, None)
 
     def limit(self, items: list[AffinityItem], blocks: int) -> list[AffinityItem]:
         """The first `blocks` sentences of each construction."""

@@ -10,10 +10,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pfcore.errors import InputError
-from pfcore.models.loading import LoadedModel, load_model
+from pfcore.models.loading import LoadedModel
 from pfcore.models.spec import ModelSpec
-from pfcore.names import ModelKind, SuiteName, named
-from pfcore.scoring.methods import ScoringMethod, check_fits, parse_method, text_method
+from pfcore.names import SuiteName, named
+from pfcore.scoring.kinds import KINDS, all_methods, kind_of, method_named
+from pfcore.scoring.kinds.base import Kind
+from pfcore.scoring.methods import TEXTS, ScoringMethod, check_fits
+from pfcore.scoring.models import load_model
 from pfcore.scoring.requests import Progress, Reduction, Request, RequestScorer, TokenScores
 from pfcore.store.cache import CHUNK, ScoreCache, ScoreStats, score_cached
 
@@ -92,13 +95,11 @@ class Suite(ABC):
 
     name: SuiteName
     label: str = ""
-    kinds: tuple[ModelKind, ...] = tuple(ModelKind)  # model kinds it runs on
+    reads: tuple[str, ...] = (TEXTS,)  # what it needs of a scoring method (ScoringMethod.reads), preferred first
     headline: tuple[str, ...] = ("all",)  # the filters shown first
     metric: str = "accuracy"  # the main number's name in the results table
     chance: float | None = 0.5
     requests_per_item: int = 1
-    methods: tuple[ScoringMethod, ...] = (ScoringMethod.CAUSAL, ScoringMethod.PLL_ORIGINAL,
-                                          ScoringMethod.PLL_L2R)  # the scoring methods it can use
     paired_focus: bool = False  # one of the paper's own suites (what the Run page offers)
     pivoted: bool = False  # its summary prints as construction x headline filter, in percent
     percent: bool = True  # its main number is a share, read in percent (False: a probability, read as it is)
@@ -113,16 +114,28 @@ class Suite(ABC):
     def item_ids(self, items: Any) -> list[str]:
         """The stable id of each item, for the manifest's item-set hash."""
 
-    def default_method(self, kind: ModelKind) -> ScoringMethod:
-        """The scoring method a model of this kind gets when none is asked for."""
-        return text_method(kind)
+    @property
+    def methods(self) -> tuple[ScoringMethod, ...]:
+        """The scoring methods of any kind it can use."""
+        return tuple(m for m in all_methods() if m.reads in self.reads)
+
+    def fits(self, kind: Kind) -> bool:
+        """Whether a model of this kind can run the suite."""
+        return any(m.reads in self.reads for m in kind.methods)
+
+    def default_method(self, kind: Kind) -> ScoringMethod:
+        """The scoring method a model of this kind gets when none is asked for: its first method of
+        what the suite prefers to read."""
+        return next(m for reads in self.reads for m in kind.methods if m.reads == reads)
 
     def method(self, spec: ModelSpec, requested: str | None) -> ScoringMethod:
         """The scoring method to use: as asked, or the kind's default; a mismatch is refused."""
-        if spec.kind not in self.kinds:
-            raise InputError(f"the {self.name} suite needs a {' or '.join(self.kinds)} model "
-                             f"(choose kind '{self.kinds[0]}')")
-        chosen = parse_method(requested) if requested else self.default_method(spec.kind)
+        kind = kind_of(spec.kind)
+        if not self.fits(kind):
+            fitting = [name for name, other in KINDS.items() if self.fits(other)]
+            raise InputError(f"the {self.name} suite needs a {' or '.join(fitting)} model "
+                             f"(choose kind '{fitting[0]}')")
+        chosen = method_named(requested) if requested else self.default_method(kind)
         if chosen not in self.methods:
             raise InputError(f"the {self.name} suite cannot use scoring {chosen.value!r}; choose one of "
                              f"{', '.join(m.value for m in self.methods)}")

@@ -1,7 +1,8 @@
 """Every suite pfcore runs, by name: adding a suite is one module and one entry here."""
 from __future__ import annotations
 
-from pfcore.names import ModelKind, SuiteName, named
+from pfcore.names import SuiteName, named
+from pfcore.scoring.kinds import kind_of
 from pfcore.suites import affinity, blimp, comps, ewok, semantic, syntax, syntaxgym
 from pfcore.suites.base import Suite
 
@@ -14,6 +15,6 @@ def get_suite(name: str) -> Suite:
     return SUITES[named(SuiteName, name, "suite")]
 
 
-def suites_for(kind: ModelKind) -> tuple[SuiteName, ...]:
+def suites_for(kind: str) -> tuple[SuiteName, ...]:
     """The suites a model of this kind can run."""
-    return tuple(name for name, suite in SUITES.items() if kind in suite.kinds)
+    return tuple(name for name, suite in SUITES.items() if suite.fits(kind_of(kind)))

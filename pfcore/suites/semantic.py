@@ -10,8 +10,8 @@ import pandas as pd
 
 from pfcore.intervals import accuracy
 from pfcore.items.schema import MASK, SemanticItem
-from pfcore.names import Construction, ModelKind, SuiteName, published_name
-from pfcore.scoring.methods import ScoringMethod
+from pfcore.names import Construction, SuiteName, published_name
+from pfcore.scoring.methods import BLANK, TEXTS, ScoringMethod
 from pfcore.scoring.requests import Reduction, Request, TokenScores, reduce_all
 from pfcore.suites.base import ItemSuite, RunConfig, ScoreContext
 
@@ -143,11 +143,7 @@ class SemanticSuite(ItemSuite):
     paper_filter = "aligned"
     block = "block_id"
     requests_per_item = 2
-    methods = tuple(m for m in ScoringMethod if m is not ScoringMethod.GLOBAL_AFFINITY)
-
-    def default_method(self, kind: ModelKind) -> ScoringMethod:
-        """Causal log-probs, or the masked-token readout of the blank for masked models."""
-        return ScoringMethod.CAUSAL if kind == ModelKind.CAUSAL else ScoringMethod.MASKED_TOKEN
+    reads = (BLANK, TEXTS)  # a masked model reads the blank's fill (its masked-token readout) by default
 
     def reduction(self, config: RunConfig, method: ScoringMethod) -> Reduction:
         """The configured reduction; the masked-token readout sums a fill's pieces."""

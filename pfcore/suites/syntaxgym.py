@@ -136,7 +136,6 @@ class SyntaxGymSuite(Suite):
     headline = tuple(str(i) for i in range(10))
     chance = None
     pivoted = True
-    methods = (ScoringMethod.CAUSAL, ScoringMethod.PLL_ORIGINAL, ScoringMethod.PLL_L2R)
 
     def load(self, config: RunConfig) -> GymItems:
         """The suites of --items (a file or folder), the first `limit_blocks` items of each."""

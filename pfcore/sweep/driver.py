@@ -18,9 +18,9 @@ from typing import Any
 
 from pfcore.errors import InputError, PfcoreError, first_line
 from pfcore.files import make_folder, write_atomic
-from pfcore.models.loading import resolve_source
 from pfcore.models.spec import DEFAULT_MODEL
 from pfcore.paths import cache_subdir, models_dir
+from pfcore.scoring.models import MODELS
 from pfcore.sweep import processes
 from pfcore.sweep.jobs import DONE, FAILED, SKIPPED, Job, plan_jobs, run_job, shard_folder
 from pfcore.sweep.merge import Merged, merge_shard, merged_before, remember
@@ -114,7 +114,7 @@ def _convert_once(jobs: Sequence[Job]) -> None:
             if j.point.spec.name == DEFAULT_MODEL or j.point.spec.name.endswith(".gguf")}
     for spec in gguf.values():
         with contextlib.suppress(PfcoreError):  # a job that needs it reports the problem
-            resolve_source(spec)
+            MODELS.source(spec)
 
 
 def _run_on_ray(jobs: Sequence[Job], retries: int, folder: Path, progress: SweepProgress,

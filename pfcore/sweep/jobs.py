@@ -16,12 +16,11 @@ from typing import Any
 
 from pfcore.errors import InputError, PfcoreError
 from pfcore.files import file_slug, make_folder, write_atomic
-from pfcore.models.identity import weights_identity
-from pfcore.models.loading import clear_loaded
 from pfcore.progress import Progress, ProgressView, throttled
 from pfcore.runs.checkpoints import Checkpoint
 from pfcore.runs.runner import ResultsLabel, run_suite
 from pfcore.runs.settings import run_settings, weights_change
+from pfcore.scoring.models import MODELS
 from pfcore.store.manifest import read_manifest
 from pfcore.store.published import DISABLE_VAR
 from pfcore.suites.base import RunConfig
@@ -105,7 +104,7 @@ def run_job(job: Job, shard: str, models: str, board: Any = None) -> JobOutcome:
         except PfcoreError as exc:
             return JobOutcome(job.id, FAILED, str(exc), round(time.monotonic() - started, 3))
         finally:
-            clear_loaded()  # a worker runs many jobs: one model in memory at a time
+            MODELS.clear()  # a worker runs many jobs: one model in memory at a time
     return JobOutcome(job.id, DONE, "", round(time.monotonic() - started, 3))
 
 
@@ -115,7 +114,7 @@ def _run_suites(job: Job, folder: Path, board: Any) -> None:
     ledger as soon as it is done."""
     done = finished_suites(folder)
     label = ResultsLabel(job.name, job.point.label, job.point.step)
-    weights = weights_identity(job.point.spec) if done else ""
+    weights = MODELS.weights(job.point.spec) if done else ""
     for number, config in enumerate(job.configs, start=1):
         if config.suite in done and _scored_on(folder / "runs" / done[config.suite], weights):
             continue

@@ -12,9 +12,9 @@ from pathlib import Path
 import pandas as pd
 
 from pfcore.errors import InputError, PfcoreError
-from pfcore.models.identity import weights_identity
 from pfcore.paths import JsonMemo, cache_subdir
 from pfcore.runs.settings import weights_change
+from pfcore.scoring.models import MODELS
 from pfcore.store.cache import ScoreCache
 from pfcore.store.manifest import read_manifest
 from pfcore.store.results import append_results, load_results, run_rows, withdraw_run
@@ -57,11 +57,8 @@ def _merge_scores(path: Path) -> int:
     """Add the shard's scores the main score cache lacks; how many were added."""
     if not path.is_file():
         return 0
-    cache = ScoreCache()
-    try:
+    with ScoreCache() as cache:
         return cache.merge_from(path)
-    finally:
-        cache.close()
 
 
 def remember(job: Job, merged: Merged) -> None:
@@ -93,7 +90,7 @@ def _why_again(job: Job, merged: dict[str, object]) -> str:
     """'' when a merged job's results stand for the weights its checkpoint holds now, else why not
     (a checkpoint that cannot be read now runs again, and fails alone with its reason)."""
     try:
-        changed = weights_change(str(merged.get("weights") or ""), weights_identity(job.point.spec))
+        changed = weights_change(str(merged.get("weights") or ""), MODELS.weights(job.point.spec))
     except PfcoreError as exc:
         changed = f"its weights cannot be checked ({exc})"
     return f"run again: {changed}" if changed else ""

@@ -20,7 +20,7 @@ from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
 from pfcore.names import ModelKind, SuiteName
 from pfcore.paths import cache_subdir
 from pfcore.runs.checkpoints import Checkpoint, checkpoints
-from pfcore.scoring.methods import ScoringMethod
+from pfcore.scoring.kinds import KINDS, all_methods
 from pfcore.scoring.requests import Reduction
 from pfcore.store.cache import CHUNK
 from pfcore.suites.base import RunConfig
@@ -205,7 +205,7 @@ def _settings(checker: _PlanChecker, suite: SuiteName, value: Any, where: Where,
         suite=suite, constructions=_constructions(checker, settings.get("constructions"), where),
         items_path=_local_or_as_is(checker.text(items, where + ("items",)), base) if items is not None else None,
         limit_blocks=checker.whole(settings.get("limit-blocks"), where + ("limit-blocks",), 1),
-        scoring=(checker.choice(settings.get("scoring"), where + ("scoring",), [m.value for m in ScoringMethod], "")
+        scoring=(checker.choice(settings.get("scoring"), where + ("scoring",), [m.value for m in all_methods()], "")
                  or None),
         reduction=Reduction(checker.choice(settings.get("reduction"), where + ("reduction",), tuple(Reduction),
                                            Reduction.MEAN)),
@@ -278,8 +278,7 @@ def _spec(checker: _PlanChecker, entry: dict[str, Any], where: Where, name: str,
     """The model to load (for a checkpoint folder: the settings its checkpoints share)."""
     return ModelSpec(name=name, dtype=checker.choice(entry.get("dtype"), where + ("dtype",), DTYPES, "float32"),
                      device="cuda" if resources.gpus else "cpu",
-                     kind=ModelKind(checker.choice(entry.get("kind"), where + ("kind",), tuple(ModelKind),
-                                                   ModelKind.CAUSAL)),
+                     kind=checker.choice(entry.get("kind"), where + ("kind",), tuple(KINDS), ModelKind.CAUSAL),
                      trust_remote_code=checker.flag(entry.get("trust-remote-code"), where + ("trust-remote-code",)))
 
 

@@ -4,7 +4,6 @@ glossary, the link that reopens a step, and the handout download. pfcore.lesson 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from contextlib import closing
 
 import pandas as pd
 import streamlit as st
@@ -193,5 +192,5 @@ def handout_button(context: LessonContext, given: Mapping[int, Mapping[str, str]
 
 def _handout(context: LessonContext, given: Mapping[int, Mapping[str, str]]) -> str:
     """The handout's HTML (computed when it is downloaded; scores come from the cache)."""
-    with closing(ScoreCache()) as cache:
+    with ScoreCache() as cache:
         return handout_html(run_lesson(context.with_cache(cache), given), model=context.label)

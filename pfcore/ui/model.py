@@ -1,5 +1,5 @@
-"""The sidebar model picker shared by every page, and the app's one cached model loader and scorer
-factory (every page, the Run page included, scores through `scorer`)."""
+"""The sidebar model picker shared by every page, and the app's scorer factory over the process's one
+model cache (pfcore.scoring.models): every page, the Run page included, scores through `scorer`."""
 from __future__ import annotations
 
 import logging
@@ -12,13 +12,14 @@ import streamlit as st
 
 from pfcore.deployment import PUBLIC_NOTE, deployment
 from pfcore.errors import ModelLoadError, PfcoreError
-from pfcore.models import DEFAULT_MODEL, LoadedModel, ModelSpec, load_model
-from pfcore.models.loading import being_loaded, wait_while_loading
+from pfcore.models import DEFAULT_MODEL, LoadedModel, ModelSpec
 from pfcore.models.spec import DEFAULT_MODEL_TITLE, DTYPES, available_devices, split_label
 from pfcore.names import ModelKind
-from pfcore.scoring.factory import LazyScorer, shared_scorer
+from pfcore.scoring.factory import LazyScorer, scorer_for
 from pfcore.scoring.fake import FAKE_MODEL, FakeScorer, fake_enabled
-from pfcore.scoring.methods import ScoringMethod, text_method
+from pfcore.scoring.kinds import KINDS, kind_of
+from pfcore.scoring.methods import ScoringMethod
+from pfcore.scoring.models import MODELS
 from pfcore.scoring.requests import RequestScorer
 from pfcore.ui.downloads import EXPORT_FORMATS
 from pfcore.ui.errors import message_for
@@ -117,11 +118,11 @@ def _allowed_picker() -> ModelSpec:
     return ModelSpec(dtype=dtype, device=device, kind=kind).with_label(label)
 
 
-def _kind_picker() -> ModelKind:
-    """The sidebar's model kind (kept across pages)."""
-    kind = st.sidebar.radio("Kind", tuple(ModelKind), horizontal=True, key="model_kind", persist_state="session",
-                            help="causal: next-word models (GPT-style). masked: BERT-style models.")
-    return ModelKind(kind or ModelKind.CAUSAL)
+def _kind_picker() -> str:
+    """The sidebar's model kind (kept across pages), one of the table of kinds."""
+    kind = st.sidebar.radio("Kind", tuple(KINDS), horizontal=True, key="model_kind", persist_state="session",
+                            help=" ".join(f"{name}: {kind.help}." for name, kind in KINDS.items()))
+    return str(kind or ModelKind.CAUSAL)
 
 
 def _precision_device() -> tuple[str, str]:
@@ -176,19 +177,13 @@ def compare_picker(primary: ModelSpec) -> tuple[ModelSpec, ...]:
     return tuple(primary.with_label(label) for label in picked if label.strip() and label != primary.label)
 
 
-@st.cache_resource(max_entries=2, show_spinner=False)
-def _load(spec: ModelSpec) -> LoadedModel:
-    """Load a model once per process."""
-    return load_model(spec)
-
-
 def cached_model(spec: ModelSpec) -> LoadedModel:
-    """The loaded model for a spec (cached across reruns and sessions); in public mode only an
-    allowed model ever loads (so no link or page can evict the class's model)."""
+    """The loaded model for a spec (the process's model cache, shared by reruns and sessions); in
+    public mode only an allowed model ever loads (so no link or page can evict the class's model)."""
     if not deployment().is_allowed(spec):
         raise ModelLoadError(deployment().refusal())
     try:
-        return _load(spec)
+        return MODELS.loaded(spec)
     except PfcoreError:
         raise
     except Exception as exc:  # noqa: BLE001 - any failure to load is a load error for the user
@@ -202,7 +197,7 @@ def scorer(spec: ModelSpec, method: ScoringMethod | None = None, *, bos: bool = 
     if is_fake(spec):
         return FakeScorer()
     cached_model(spec)  # load failures read as the sidebar reads them
-    return shared_scorer(spec, method or text_method(spec.kind), bos=bos)
+    return scorer_for(spec, method or kind_of(spec.kind).text_method, bos=bos)
 
 
 def lazy_scorer(spec: ModelSpec) -> RequestScorer:
@@ -210,7 +205,7 @@ def lazy_scorer(spec: ModelSpec) -> RequestScorer:
     score cache: compared models come back from the cache without taking memory."""
     if is_fake(spec):
         return FakeScorer()
-    return LazyScorer(spec, text_method(spec.kind), False, scorer)
+    return LazyScorer(spec, kind_of(spec.kind).text_method, source=scorer)
 
 
 def is_fake(spec: ModelSpec) -> bool:
@@ -250,7 +245,7 @@ def sidebar_model(*, wait: bool = True) -> ModelChoice | None:
         st.sidebar.warning(f"**{spec.name}** ready: a deterministic stand-in for tests, not a "
                            "language model; its numbers mean nothing.")
         return ModelChoice(spec, None, compare_picker(spec))
-    if not wait and being_loaded(spec):
+    if not wait and MODELS.being_loaded(spec):
         _PENDING.value = (spec, st.sidebar.empty())
         _loading_note(spec, 0.0)
         return None
@@ -283,7 +278,7 @@ def wait_for_model() -> None:
         return
     spec, _ = _PENDING.value
     started = time.monotonic()
-    while not wait_while_loading(spec, POLL_S):
+    while not MODELS.wait_while_loading(spec, POLL_S):
         _loading_note(spec, time.monotonic() - started)
     st.rerun()
 

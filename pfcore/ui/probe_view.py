@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from contextlib import closing
 from dataclasses import dataclass
 
 import pandas as pd
@@ -234,7 +233,7 @@ def _score_checkpoints(request: ProbeRequest, points: Sequence[Checkpoint], seri
     def started(number: int, total: int, point: Checkpoint) -> None:
         bar.progress((number - 1) / total, text=f"checkpoint {number} of {total}: {point.label}")
 
-    with closing(ScoreCache()) as cache:
+    with ScoreCache() as cache:
         scored = probe_checkpoints(points, request.probe, request.pairs + request.proposed, series=series,
                                    results=load_results(), cache=cache, reduction=request.reduction,
                                    corrected=request.corrected, started=started)
@@ -273,7 +272,7 @@ def words_section(probe: Probe, models: Models, *, corrected: bool) -> None:
     st.subheader("The sentence word by word")
     unit = st.segmented_control("Show", ["words", "tokens"], default="words", required=True, key="probe_unit",
                                 persist_state="session")
-    with st.spinner(f"Scoring the sentence with {models.named()}..."), closing(ScoreCache()) as cache:
+    with st.spinner(f"Scoring the sentence with {models.named()}..."), ScoreCache() as cache:
         shown = {label: probe_sections(s, probe, sections={Section.WORDS}, cache=cache, corrected=corrected)
                  for label, s in models.scorers.items()}
     if unit == "tokens":
@@ -317,7 +316,7 @@ def scored_sections(request: ProbeRequest, models: Models, *, detail: int) -> di
     """Every section below the words for each model, each model's in one scorer call (one
     prefix tree: the decisions on both orders, the decision in detail, the manipulations)."""
     wanted = {Section.DECISIONS, Section.DETAIL, Section.MANIPULATIONS}
-    with st.spinner(f"Scoring the decisions with {models.named()}..."), closing(ScoreCache()) as cache:
+    with st.spinner(f"Scoring the decisions with {models.named()}..."), ScoreCache() as cache:
         return {label: probe_sections(s, request.probe, sections=wanted, pairs=request.pairs,
                                       proposed=request.proposed, detail=detail, cache=cache,
                                       reduction=request.reduction, corrected=request.corrected)

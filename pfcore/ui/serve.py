@@ -21,10 +21,10 @@ from pfcore.deployment import PUBLIC_VAR, deployment
 from pfcore.errors import InputError
 from pfcore.files import MIB
 from pfcore.models import ModelSpec
-from pfcore.models.loading import promised
 from pfcore.paths import REPO_ROOT
-from pfcore.scoring.factory import shared_scorer
-from pfcore.scoring.methods import text_method
+from pfcore.scoring.factory import scorer_for
+from pfcore.scoring.kinds import kind_of
+from pfcore.scoring.models import MODELS
 from pfcore.scoring.requests import Request
 from pfcore.ui.model import FIRST_PAGE
 
@@ -44,14 +44,14 @@ def warm_up(spec: ModelSpec | None = None, *, after: Callable[[], bool] | None =
     answers to the browser drawing the first page). A failure is left for the page, which reports
     it in the sidebar."""
     spec = spec or ModelSpec()
-    with promised(spec):
+    with MODELS.promised(spec):
         deadline = time.monotonic() + at_most_s
         while after is not None and not after() and time.monotonic() < deadline:
             time.sleep(POLL_S)
         if after is not None and after():
             time.sleep(settle_s)
         try:
-            scorer = shared_scorer(spec, text_method(spec.kind))
+            scorer = scorer_for(spec, kind_of(spec.kind).text_method)
             (scorer.bow_scorer() or scorer).score([Request("", WARM_UP_TEXT)])
         except Exception:  # noqa: BLE001 - the page shows the same failure with its message
             return

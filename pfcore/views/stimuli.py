@@ -172,11 +172,8 @@ def stimuli_table(stimuli: Stimuli, scorer: RequestScorer, spec: ModelSpec, leve
 def analyse_stimuli(stimuli: Stimuli, scorer: RequestScorer, spec: ModelSpec, *, corrected: bool = True,
                     progress: Progress | None = None) -> StimuliResult:
     """Score a stimuli file through the persistent score cache and shape what the page shows."""
-    cache = ScoreCache()
-    try:
+    with ScoreCache() as cache:
         scored = score_stimuli(stimuli, scorer, through_cache(cache, progress), corrected=corrected)
-    finally:
-        cache.close()
     words = long_table(stimuli, scored, "words", spec)
     suite = stimuli.suite
     if suite is None:

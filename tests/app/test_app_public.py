@@ -15,6 +15,7 @@ from pfcore.errors import InputError, ModelLoadError
 from pfcore.models import ModelSpec
 from pfcore.paths import REPO_ROOT
 from pfcore.scoring.fake import ENABLE_VAR, FAKE_MODEL
+from pfcore.scoring.models import MODELS
 from pfcore.store.results import load_results
 from pfcore.store.runs import list_runs
 from pfcore.ui import model as ui_model
@@ -31,7 +32,7 @@ def public(monkeypatch: pytest.MonkeyPatch, cache_dir: Path) -> str:
     monkeypatch.setenv(ENABLE_VAR, "1")
     monkeypatch.setenv("PFCORE_PUBLIC", "1")
     monkeypatch.setenv("PFCORE_MODELS_ALLOWED", FAKE_MODEL)
-    monkeypatch.setattr(ui_model, "load_model", lambda spec: pytest.fail(f"a model was loaded: {spec}"))
+    monkeypatch.setattr(MODELS, "loaded", lambda spec: pytest.fail(f"a model was loaded: {spec}"))
     return FAKE_MODEL
 
 
@@ -232,7 +233,7 @@ def test_a_failed_load_names_no_server_folder(public: str, monkeypatch: pytest.M
     def refuse(spec: ModelSpec) -> None:
         raise ModelLoadError("model path not found or not a model: /srv/secret/models/ORG/missing")
 
-    monkeypatch.setattr(ui_model, "load_model", refuse)
+    monkeypatch.setattr(MODELS, "loaded", refuse)
     at = page("pages/6_Stimuli.py", "ORG/missing").run()
     assert not at.exception
     assert any("could not be loaded" in e for e in texts(at.sidebar.error))

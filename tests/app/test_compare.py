@@ -12,12 +12,13 @@ from streamlit.testing.v1 import AppTest
 
 from pfcore.cli import main
 from pfcore.errors import ModelLoadError
-from pfcore.models import ModelSpec, loading
+from pfcore.models import ModelSpec
 from pfcore.models.spec import DEFAULT_MODEL
 from pfcore.probe import FRAME_EXAMPLE, analyze_sentence
 from pfcore.probe.words import score_sentences, sentence_token_table, word_table
 from pfcore.scoring.factory import LazyScorer
 from pfcore.scoring.methods import ScoringMethod
+from pfcore.scoring.models import MODELS
 from pfcore.scoring.requests import LN2, Request
 from tests.app_helpers import frame_with, no_errors, page, texts
 
@@ -98,8 +99,7 @@ def test_probe_cli_over_checkpoints_is_cached_and_reads_the_suite_trajectory(
     def refuse(spec: ModelSpec) -> None:
         raise ModelLoadError(f"{spec.name} was loaded: its scores should come from the cache")
 
-    monkeypatch.setattr(loading, "load_model", refuse)
-    monkeypatch.setattr("pfcore.scoring.factory.load_model", refuse)
+    monkeypatch.setattr(MODELS, "loaded", refuse)
     assert main(argv) == 0
     again = json.loads(capsys.readouterr().out)["checkpoints"]
     for before, after in zip(rows, again):

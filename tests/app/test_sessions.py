@@ -12,10 +12,11 @@ import pytest
 import torch
 
 from pfcore.errors import InputError
-from pfcore.models import ModelSpec, clear_loaded
+from pfcore.models import ModelSpec
 from pfcore.names import ModelKind
-from pfcore.scoring.factory import shared_scorer
-from pfcore.scoring.methods import text_method
+from pfcore.scoring.factory import scorer_for
+from pfcore.scoring.kinds import kind_of
+from pfcore.scoring.models import MODELS
 from pfcore.scoring.requests import Request
 from pfcore.scoring.serial import FairLock
 
@@ -91,9 +92,9 @@ def test_two_sessions_scoring_at_once_get_their_own_correct_scores(
         kind: ModelKind, tiny_gpt2: Path, tiny_bert: Path, cache_dir: Path) -> None:
     """The second session asks while the first is inside the model: it waits for it (before, both
     ran in the model at once; the masked scorer's output-layer hook of one then read the other's)."""
-    clear_loaded()
+    MODELS.clear()
     spec = ModelSpec(name=str(tiny_gpt2 if kind is ModelKind.CAUSAL else tiny_bert), kind=kind.value)
-    scorer = shared_scorer(spec, text_method(kind))
+    scorer = scorer_for(spec, kind_of(kind).text_method)
     alone = [scorer.score(FIRST), scorer.score(SECOND)]
     results: dict[str, list] = {}
     holder, release, overlaps = threading.Event(), threading.Event(), []
@@ -118,12 +119,13 @@ def test_two_sessions_scoring_at_once_get_their_own_correct_scores(
 
 
 def test_the_sessions_share_one_scorer_per_model_and_method(tiny_gpt2: Path, cache_dir: Path) -> None:
-    clear_loaded()
+    MODELS.clear()
     spec = ModelSpec(name=str(tiny_gpt2))
-    assert shared_scorer(spec, text_method(ModelKind.CAUSAL)) is shared_scorer(spec, text_method(ModelKind.CAUSAL))
-    before = shared_scorer(spec, text_method(ModelKind.CAUSAL))
-    clear_loaded()  # the model is loaded again: its scorer is built again, on the new model
-    after = shared_scorer(spec, text_method(ModelKind.CAUSAL))
+    method = kind_of(ModelKind.CAUSAL).text_method
+    assert scorer_for(spec, method) is scorer_for(spec, method)
+    before = scorer_for(spec, kind_of(ModelKind.CAUSAL).text_method)
+    MODELS.clear()  # the model is loaded again: its scorer is built again, on the new model
+    after = scorer_for(spec, kind_of(ModelKind.CAUSAL).text_method)
     assert after is not before and after.loaded is not before.loaded  # type: ignore[attr-defined]
 
 
@@ -161,9 +163,9 @@ def test_sessions_waiting_for_the_model_are_scored_together(
         kind: ModelKind, tiny_gpt2: Path, tiny_bert: Path, cache_dir: Path) -> None:
     """Sessions that ask while the model is busy are scored in one call, each getting its own
     results; a request that cannot be scored fails its own session only."""
-    clear_loaded()
+    MODELS.clear()
     spec = ModelSpec(name=str(tiny_gpt2 if kind is ModelKind.CAUSAL else tiny_bert), kind=kind.value)
-    scorer = shared_scorer(spec, text_method(kind))
+    scorer = scorer_for(spec, kind_of(kind).text_method)
     alone = {"first": scorer.score(FIRST), "second": scorer.score(SECOND)}
     results, calls = sessions_at_once(scorer, {"first": FIRST, "second": SECOND})
     assert calls == [len(FIRST) + len(SECOND)]

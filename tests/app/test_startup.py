@@ -19,15 +19,16 @@ from safetensors.torch import load_file, save_file
 
 from pfcore.errors import InputError, ModelLoadError
 from pfcore.items import default_items
-from pfcore.models import LoadedModel, ModelSpec, clear_loaded, load_model
+from pfcore.models import LoadedModel, ModelSpec
 from pfcore.models.llama import LlamaConfig, LlamaLM
-from pfcore.models.loading import being_loaded, load_converted, loaded_now, promised, wait_while_loading
+from pfcore.models.loading import load_converted
 from pfcore.models.spec import _gpu_build
 from pfcore.names import ModelKind
 from pfcore.scoring.causal import CausalScorer
-from pfcore.scoring.factory import shared_scorer
+from pfcore.scoring.factory import scorer_for
+from pfcore.scoring.kinds import kind_of
 from pfcore.scoring.masked import MaskedScorer
-from pfcore.scoring.methods import text_method
+from pfcore.scoring.models import MODELS, load_model
 from pfcore.scoring.requests import Request
 from pfcore.ui import serve
 from pfcore.ui.model import scorer as app_scorer
@@ -169,7 +170,7 @@ def test_masked_scoring_refuses_the_plain_llama(tiny_llama: Path) -> None:
 def test_the_embedded_model_loads_the_short_way_to_the_same_scores(default_model_cache: Path) -> None:
     """load_model's short path for the default model against the Auto* classes, on the shipped items'
     first semantic blocks, both suites' texts and every token's text."""
-    clear_loaded()
+    MODELS.clear()
     short = load_model(ModelSpec())
     auto = LoadedModel(short.spec, *by_auto_classes(Path(short.source)), short.source)
     items = default_items("semantic")[:64]
@@ -208,13 +209,15 @@ def test_the_home_page_is_usable_while_the_server_loads_the_model(tiny_gpt2: Pat
         import json, sys, threading
         from streamlit.testing.v1 import AppTest
         import pfcore.ui.model as ui_model
-        from pfcore.models import ModelSpec, loading
+        from pfcore.models import ModelSpec
+        from pfcore.scoring.kinds import base
+        from pfcore.scoring.models import MODELS
 
-        spec, release, real = ModelSpec(name={str(tiny_gpt2)!r}), threading.Event(), loading._load
-        loading._load = lambda s: (release.wait(60), real(s))[1]
-        warm_up = threading.Thread(target=loading.load_model, args=(spec,))
+        spec, release, real = ModelSpec(name={str(tiny_gpt2)!r}), threading.Event(), base.load_weights
+        base.load_weights = lambda *a: (release.wait(60), real(*a))[1]
+        warm_up = threading.Thread(target=MODELS.loaded, args=(spec,))
         warm_up.start()
-        while not loading.being_loaded(spec):
+        while not MODELS.being_loaded(spec):
             release.wait(0.01)
         seen, wait_for_model = {{}}, ui_model.wait_for_model
 
@@ -244,55 +247,55 @@ def test_the_warm_up_lets_the_first_page_come_first(tiny_gpt2: Path, cache_dir: 
     """Waiting for a first page, the warm-up counts as a load under way (so Home does not start one);
     it loads once a page is drawn and has had its settling time, or after its longest wait when nobody
     comes."""
-    clear_loaded()
+    MODELS.clear()
     spec, drawn = ModelSpec(name=str(tiny_gpt2)), threading.Event()
     warm = threading.Thread(target=serve.warm_up, args=(spec,),
                             kwargs={"after": drawn.is_set, "at_most_s": 60, "settle_s": 0.4})
     warm.start()
-    while not being_loaded(spec):
+    while not MODELS.being_loaded(spec):
         drawn.wait(0.01)
     drawn.wait(0.5)
-    assert being_loaded(spec) and loaded_now(spec) is None  # still waiting for the page
+    assert MODELS.being_loaded(spec) and MODELS.loaded_now(spec) is None  # still waiting for the page
     drawn.set()
     drawn.wait(0.2)
-    assert being_loaded(spec) and loaded_now(spec) is None  # the page is settling in the browser
+    assert MODELS.being_loaded(spec) and MODELS.loaded_now(spec) is None  # the page is settling in the browser
     warm.join(60)
-    assert loaded_now(spec) is not None and not being_loaded(spec)
-    clear_loaded()
+    assert MODELS.loaded_now(spec) is not None and not MODELS.being_loaded(spec)
+    MODELS.clear()
     serve.warm_up(spec, after=lambda: False, at_most_s=0.1)  # no page was drawn: it loads all the same
-    assert loaded_now(spec) is not None
+    assert MODELS.loaded_now(spec) is not None
 
 
 def test_a_page_waiting_for_the_model_wakes_when_the_load_ends() -> None:
     """wait_while_loading returns as soon as the load's promise ends, not at the end of its timeout."""
     spec, ended = ModelSpec(name="not-loaded-here"), threading.Event()
-    with promised(spec):
-        assert not wait_while_loading(spec, 0.05)  # under way: it waited, and says so
+    with MODELS.promised(spec):
+        assert not MODELS.wait_while_loading(spec, 0.05)  # under way: it waited, and says so
         threading.Timer(0.2, ended.set).start()
         ended.wait(5)
     started = time.monotonic()
-    assert wait_while_loading(spec, 30)
+    assert MODELS.wait_while_loading(spec, 30)
     assert time.monotonic() - started < 1
 
     def end_later() -> None:
-        with promised(spec):
+        with MODELS.promised(spec):
             time.sleep(0.3)
 
     waiter = threading.Thread(target=end_later)
     waiter.start()
-    while not being_loaded(spec):
+    while not MODELS.being_loaded(spec):
         time.sleep(0.01)
     started = time.monotonic()
-    assert wait_while_loading(spec, 30)
+    assert MODELS.wait_while_loading(spec, 30)
     assert time.monotonic() - started < 5  # woken by the promise's end, long before its 30 s
     waiter.join()
 
 
 def test_the_warm_up_leaves_the_sessions_scorer_ready(tiny_gpt2: Path, cache_dir: Path) -> None:
-    clear_loaded()
+    MODELS.clear()
     spec = ModelSpec(name=str(tiny_gpt2))
     serve.warm_up(spec)
-    warmed = shared_scorer(spec, text_method(ModelKind.CAUSAL))
+    warmed = scorer_for(spec, kind_of(ModelKind.CAUSAL).text_method)
     assert app_scorer(spec) is warmed  # the page's scorer is the one the warm-up built
     assert "_extras" in vars(warmed.bow_scorer())  # its word-start tokens were worked out
     checks = json.loads((cache_dir / "scorer-checks.json").read_text())

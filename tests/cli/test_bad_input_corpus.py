@@ -21,8 +21,9 @@ import pytest
 
 from pfcore.cli import main
 from pfcore.items import default_items, write_items
-from pfcore.models import ModelSpec, clear_loaded
+from pfcore.models import ModelSpec
 from pfcore.runs.runner import run_suite
+from pfcore.scoring.models import MODELS
 from pfcore.store.cache import TABLE
 from pfcore.suites.base import RunConfig
 
@@ -242,7 +243,7 @@ def baseline(tiny_gpt2: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("PFCORE_CACHE", str(cache))
         run_suite(ModelSpec(str(tiny_gpt2)), RunConfig(constructions=("let_alone",), limit_blocks=1))
-    clear_loaded()
+    MODELS.clear()
     return cache
 
 

@@ -11,8 +11,9 @@ from minicons import scorer as mscorer
 
 from pfcore.cli import main
 from pfcore.cli.common import print_envelope
-from pfcore.models import ModelSpec, load_model
+from pfcore.models import ModelSpec
 from pfcore.output import envelope
+from pfcore.scoring.models import load_model
 from tests.tiny_models import by_auto_classes
 
 PREFIX = "I couldn't lift a tiny rock, let alone a huge one."

@@ -14,9 +14,9 @@ from minicons import scorer as mscorer
 
 from pfcore.cli import main
 from pfcore.items.syntaxgym import read_suite, write_long_csv
-from pfcore.models import ModelSpec, load_model
-from pfcore.scoring import factory
+from pfcore.models import ModelSpec
 from pfcore.scoring.causal import CausalScorer
+from pfcore.scoring.models import MODELS, load_model
 from pfcore.scoring.requests import Request
 from pfcore.scoring.words import score_texts
 from pfcore.views.stimuli import read_stimuli_file
@@ -161,7 +161,7 @@ def test_cached_rerun_loads_no_model(tiny_gpt2: Path, stimuli_csv: Path, cache_d
     first = run_json(capsys, *argv)
     sentence = ["score", "--sentence", ISSUE_SENTENCE, "--words", "--json", "--model", str(tiny_gpt2)]
     words = run_json(capsys, *sentence)
-    monkeypatch.setattr(factory, "load_model", lambda spec: pytest.fail("the model was loaded"))
+    monkeypatch.setattr(MODELS, "loaded", lambda spec: pytest.fail("the model was loaded"))
     assert run_json(capsys, *argv) == first
     assert run_json(capsys, *sentence) == words
 

@@ -9,8 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pfcore.models import ModelSpec, load_model
+from pfcore.models import ModelSpec
 from pfcore.scoring.causal import CausalScorer
+from pfcore.scoring.models import load_model
 from pfcore.scoring.requests import Request
 from pfcore.store.cache import TABLE, ScoreCache, score_cached
 
@@ -46,51 +47,50 @@ class Counting:
 
 
 def test_rerun_is_served_from_cache(scorer: CausalScorer, cache_dir: Path) -> None:
-    cache = ScoreCache()
-    counting = Counting(scorer)
-    first = score_cached(counting, REQS, cache)
-    assert counting.seen == len(REQS)
-    second = score_cached(counting, REQS, cache)
-    assert counting.seen == len(REQS)
-    for a, b in zip(first, second):
-        np.testing.assert_array_equal(a.logprobs, b.logprobs)
-        assert a.tokens == b.tokens
+    with ScoreCache() as cache:
+        counting = Counting(scorer)
+        first = score_cached(counting, REQS, cache)
+        assert counting.seen == len(REQS)
+        second = score_cached(counting, REQS, cache)
+        assert counting.seen == len(REQS)
+        for a, b in zip(first, second):
+            np.testing.assert_array_equal(a.logprobs, b.logprobs)
+            assert a.tokens == b.tokens
 
 
 def test_interrupted_run_resumes_without_rescoring(scorer: CausalScorer, cache_dir: Path) -> None:
-    cache = ScoreCache()
-    with pytest.raises(KeyboardInterrupt):
-        score_cached(Counting(scorer, fail_after=4), REQS, cache, chunk=4)
-    assert cache.count() == 4
-    resumed = Counting(scorer)
-    score_cached(resumed, REQS, cache, chunk=4)
-    assert resumed.seen == len(REQS) - 4
+    with ScoreCache() as cache:
+        with pytest.raises(KeyboardInterrupt):
+            score_cached(Counting(scorer, fail_after=4), REQS, cache, chunk=4)
+        assert cache.count() == 4
+        resumed = Counting(scorer)
+        score_cached(resumed, REQS, cache, chunk=4)
+        assert resumed.seen == len(REQS) - 4
 
 
 def test_settings_change_the_key(tiny_gpt2: Path, cache_dir: Path) -> None:
     from pfcore.scoring.causal import ScorerSettings
     loaded = load_model(ModelSpec(str(tiny_gpt2)))
-    cache = ScoreCache()
-    score_cached(CausalScorer(loaded), REQS[:2], cache)
-    bos = Counting(CausalScorer(loaded, ScorerSettings(bos=True)))
-    score_cached(bos, REQS[:2], cache)
-    assert bos.seen == 2
+    with ScoreCache() as cache:
+        score_cached(CausalScorer(loaded), REQS[:2], cache)
+        bos = Counting(CausalScorer(loaded, ScorerSettings(bos=True)))
+        score_cached(bos, REQS[:2], cache)
+        assert bos.seen == 2
 
 
 def test_corrupt_file_is_moved_aside_and_rebuilt(cache_dir: Path) -> None:
     path = cache_dir / "scores.sqlite"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(b"this is not a database" * 100)
-    with pytest.warns(UserWarning, match="corrupt"):
-        cache = ScoreCache()
-    assert cache.count() == 0
+    with pytest.warns(UserWarning, match="corrupt"), ScoreCache() as cache:
+        assert cache.count() == 0
     assert list(cache_dir.glob("scores.sqlite.corrupt-*"))
 
 
 def _writer(path: str, start: int) -> None:
-    cache = ScoreCache(Path(path))
-    for i in range(start, start + 200, 10):
-        cache.put_many((f"k{j}", [1, 2], np.array([-1.0, -2.0])) for j in range(i, i + 10))
+    with ScoreCache(Path(path)) as cache:
+        for i in range(start, start + 200, 10):
+            cache.put_many((f"k{j}", [1, 2], np.array([-1.0, -2.0])) for j in range(i, i + 10))
 
 
 def test_two_processes_write_at_once(tmp_path: Path) -> None:
@@ -102,7 +102,8 @@ def test_two_processes_write_at_once(tmp_path: Path) -> None:
     for p in procs:
         p.join(60)
     assert all(p.exitcode == 0 for p in procs)
-    assert ScoreCache(path).count() == 400
+    with ScoreCache(path) as cache:
+        assert cache.count() == 400
 
 
 @pytest.mark.parametrize("command", ["run", "score"])

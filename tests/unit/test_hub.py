@@ -14,13 +14,14 @@ import pytest
 from pfcore.cli import main
 from pfcore.errors import ModelLoadError
 from pfcore.models import ModelSpec
-from pfcore.models.identity import weights_identity, weights_sha256
+from pfcore.models.identity import weights_sha256
 from pfcore.models.loading import default_gguf
 from pfcore.models.spec import DEFAULT_MODEL
 from pfcore.probe import FRAME_EXAMPLE
 from pfcore.runs.checkpoints import checkpoints
 from pfcore.scoring.factory import cache_identity
 from pfcore.scoring.methods import ScoringMethod
+from pfcore.scoring.models import MODELS
 from pfcore.store.results import load_results
 from pfcore.store.runs import list_runs, load_run
 from pfcore.sweep.plan import load_plan
@@ -66,17 +67,17 @@ def test_the_session_is_offline_with_a_private_cache_that_huggingface_hub_reads(
 
 def test_a_hub_revision_is_identified_by_its_local_snapshot(hub_series: HubSeries, checkpoint_series: Path,
                                                             cache_dir: Path, tmp_path: Path) -> None:
-    at = {rev: weights_identity(ModelSpec(hub_series.repo_id, revision=rev)) for rev in hub_series.commits}
+    at = {rev: MODELS.weights(ModelSpec(hub_series.repo_id, revision=rev)) for rev in hub_series.commits}
     assert at["step8"] == weights_sha256(str(checkpoint_series / "step8"))  # the same files, the same identity
     assert at["step16"] == at["step8"] != at["step0"] and at["main"] == at["step32"]
     assert len(set(at.values())) == 3 and all(len(v) == 64 for v in at.values())
-    assert weights_identity(ModelSpec(hub_series.repo_id, revision="step9")) == ""  # not in the cache
-    assert weights_identity(ModelSpec("pfcore-tests/not-cached")) == ""
+    assert MODELS.weights(ModelSpec(hub_series.repo_id, revision="step9")) == ""  # not in the cache
+    assert MODELS.weights(ModelSpec("pfcore-tests/not-cached")) == ""
     partial = tmp_path / "partial"  # a download stopped before the weights: no identity yet
     partial.mkdir()
     (partial / "config.json").write_bytes((checkpoint_series / "step8" / "config.json").read_bytes())
     add_revision(hub_series.cache, "pfcore-tests/partial", "step8", partial)
-    assert weights_identity(ModelSpec("pfcore-tests/partial", revision="step8")) == ""
+    assert MODELS.weights(ModelSpec("pfcore-tests/partial", revision="step8")) == ""
 
 
 def test_a_sharded_hub_revision_has_an_identity_only_with_every_shard(hub_series: HubSeries, cache_dir: Path,
@@ -90,8 +91,8 @@ def test_a_sharded_hub_revision_has_an_identity_only_with_every_shard(hub_series
         for shard in present:
             (folder / shard).write_bytes(shard.encode())  # hashed, never loaded
         add_revision(hub_series.cache, "pfcore-tests/sharded", revision, folder)
-    assert weights_identity(ModelSpec("pfcore-tests/sharded", revision="half")) == ""
-    assert weights_identity(ModelSpec("pfcore-tests/sharded", revision="whole")) == weights_sha256(
+    assert MODELS.weights(ModelSpec("pfcore-tests/sharded", revision="half")) == ""
+    assert MODELS.weights(ModelSpec("pfcore-tests/sharded", revision="whole")) == weights_sha256(
         str(tmp_path / "whole"))  # both shards, as a folder's
 
 
@@ -191,7 +192,7 @@ def test_a_hub_trajectory_finds_a_revision_that_repeats_another_ones_weights(
     assert "warning: tiny-hub: step 16 has the same weights as step 8" in err
     table = load_results()
     hashes = table[table["model"] == "tiny-hub"].groupby("step")["weights_sha256"].first()
-    assert hashes[8] == hashes[16] == weights_identity(ModelSpec(hub_series.repo_id, revision="step8"))
+    assert hashes[8] == hashes[16] == MODELS.weights(ModelSpec(hub_series.repo_id, revision="step8"))
 
 
 # ----- a sweep plan -----

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from contextlib import closing
 from datetime import date
 from pathlib import Path
 
@@ -169,7 +168,7 @@ def test_a_masked_model_has_no_next_word_and_its_scores_are_named(tiny_bert: Pat
 
 
 def test_the_class_sentences_are_used(cache_dir: Path) -> None:
-    with closing(ScoreCache()) as cache:
+    with ScoreCache() as cache:
         result = run_step(lesson_step(3), FAKE.with_cache(cache), {"sentence": LUNCH})
     assert list(result.numbers["words"]["word"])[-1] == "dinner."
     assert "'dinner.' is" in result.notice

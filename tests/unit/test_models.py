@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from pfcore.errors import ModelLoadError
-from pfcore.models import ModelSpec, clear_loaded, load_model, loading
+from pfcore.models import ModelSpec, loading
 from pfcore.models.spec import split_label
+from pfcore.scoring.models import MAX_LOADED, MODELS, load_model
 
 
 def test_local_folder_loads_and_is_cached_per_process(tiny_gpt2: Path) -> None:
@@ -22,12 +23,13 @@ def test_local_folder_loads_and_is_cached_per_process(tiny_gpt2: Path) -> None:
 
 
 def test_cache_is_bounded(tiny_gpt2: Path, tiny_bert: Path, tiny_roberta: Path) -> None:
-    clear_loaded()
-    load_model(ModelSpec(str(tiny_gpt2)))
-    load_model(ModelSpec(str(tiny_bert), kind="masked"))
-    load_model(ModelSpec(str(tiny_roberta), kind="masked"))
-    assert len(loading._LOADED) == loading.MAX_LOADED
-    assert ModelSpec(str(tiny_gpt2)) not in loading._LOADED
+    MODELS.clear()
+    specs = [ModelSpec(str(tiny_gpt2)), ModelSpec(str(tiny_bert), kind="masked"),
+             ModelSpec(str(tiny_roberta), kind="masked")]
+    for spec in specs:
+        load_model(spec)
+    assert sum(MODELS.loaded_now(s) is not None for s in specs) == MAX_LOADED
+    assert MODELS.loaded_now(ModelSpec(str(tiny_gpt2))) is None  # the least recently used gave up its weights
 
 
 def test_kind_mismatch_is_explained(tiny_gpt2: Path, tiny_bert: Path) -> None:
@@ -75,13 +77,13 @@ def test_default_model_converts_once_and_rebuilds_a_damaged_copy(converted_model
     assert not list(converted_models.glob(".tmp-*"))
     folder = cache_dir / "models" / shared.name
     shutil.copytree(shared, folder)
-    clear_loaded()
+    MODELS.clear()
     tok = load_model(ModelSpec()).tokenizer
     assert Path(load_model(ModelSpec()).source) == folder.resolve()  # the copy is used, not converted again
     assert tok("Hello")["input_ids"][0] != tok.bos_token_id  # no BOS added
     assert tok.eos_token == tok.pad_token == "<|im_end|>"
     # damage it: truncate the weights; the next load notices and converts again
-    clear_loaded()
+    MODELS.clear()
     weights = folder / "model.safetensors"
     weights.write_bytes(weights.read_bytes()[:1000])
     with pytest.warns(UserWarning, match="incomplete or stale"):
@@ -89,7 +91,7 @@ def test_default_model_converts_once_and_rebuilds_a_damaged_copy(converted_model
     assert weights.stat().st_size == marker["files"]["model.safetensors"]
     assert again.tokenizer.eos_token == "<|im_end|>"
     assert not list(folder.parent.glob(".tmp-*"))
-    clear_loaded()
+    MODELS.clear()
 
 
 def test_cpu_models_keep_freed_memory(tiny_gpt2) -> None:
@@ -97,7 +99,7 @@ def test_cpu_models_keep_freed_memory(tiny_gpt2) -> None:
     pfcore.models.memory); on Linux with glibc that request must succeed."""
     from pfcore.models.memory import keep_freed_memory
     keep_freed_memory.cache_clear()
-    clear_loaded()
+    MODELS.clear()
     load_model(ModelSpec(str(tiny_gpt2)))
     assert keep_freed_memory.cache_info().currsize == 1
     assert keep_freed_memory() is True

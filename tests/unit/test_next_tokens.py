@@ -9,11 +9,12 @@ import pytest
 import torch
 
 from pfcore.errors import InputError
-from pfcore.models import ModelSpec, load_model
+from pfcore.models import ModelSpec
 from pfcore.scoring.causal import CausalScorer, ScorerSettings
 from pfcore.scoring.factory import LazyScorer
 from pfcore.scoring.fake import FakeScorer
 from pfcore.scoring.methods import ScoringMethod
+from pfcore.scoring.models import load_model
 from pfcore.scoring.next_tokens import CONTINUES, most_likely_next, readable
 
 PREFIX = "You couldn't lift a tiny rock, let alone"

@@ -8,10 +8,11 @@ import pytest
 
 from pfcore.errors import InputError
 from pfcore.items import generate_semantic, generate_syntax, load_lexicon
-from pfcore.models import ModelSpec, load_model
+from pfcore.models import ModelSpec
 from pfcore.probe import EXAMPLES, MAX_CHARS, analyze_sentence, score_manipulations, score_probe
 from pfcore.scoring.causal import CausalScorer
 from pfcore.scoring.methods import ScoringMethod
+from pfcore.scoring.models import load_model
 from pfcore.scoring.pll import PllRequestScorer
 from pfcore.scoring.requests import Request
 from pfcore.store.cache import ScoreCache
@@ -203,10 +204,10 @@ def test_cached_scores_are_the_same(scorer: CausalScorer, cache_dir: Path) -> No
     probe = analyze_sentence("He doesn't like shrimp, let alone squid.")
     follow_ups = ("He doesn't like squid either.", "He likes squid.")
     plain = score_probe(scorer, probe, *follow_ups)
-    cache = ScoreCache(cache_dir / "scores.sqlite")
-    first, again = (score_probe(scorer, probe, *follow_ups, cache=cache) for _ in range(2))
-    assert first.effect == again.effect == pytest.approx(plain.effect, abs=1e-6)
-    assert again.tokens["token"].tolist() == plain.tokens["token"].tolist()
+    with ScoreCache(cache_dir / "scores.sqlite") as cache:
+        first, again = (score_probe(scorer, probe, *follow_ups, cache=cache) for _ in range(2))
+        assert first.effect == again.effect == pytest.approx(plain.effect, abs=1e-6)
+        assert again.tokens["token"].tolist() == plain.tokens["token"].tolist()
 
 
 def test_score_manipulations_follow_the_syntactic_suite(scorer: CausalScorer) -> None:

@@ -10,12 +10,12 @@ import pandas as pd
 import pytest
 
 from pfcore.cli import main
-from pfcore.models import loading
 from pfcore.models.spec import ModelSpec
 from pfcore.names import Reduction
 from pfcore.probe import FRAME_EXAMPLE, analyze_sentence
 from pfcore.probe.checkpoints import CheckpointProbe, probe_checkpoints
 from pfcore.runs.checkpoints import checkpoints
+from pfcore.scoring.models import MODELS
 from pfcore.store.results import load_results
 from tests.app_helpers import frame_with, no_errors, page
 
@@ -48,11 +48,11 @@ def test_the_loop_passes_the_correction_and_names_the_effect_unit(checkpoint_ser
 
 
 def test_each_checkpoint_is_freed_before_the_next_loads(checkpoint_series: Path, cache_dir: Path) -> None:
-    loading.clear_loaded()
+    MODELS.clear()
     held: list[list[str]] = []
 
     def done(number: int, total: int, scored: CheckpointProbe) -> None:
-        held.append([spec.name for spec in loading._LOADED])
+        held.append([spec.name for spec in MODELS.holding()])
 
     points = checkpoints(ModelSpec(), None, str(checkpoint_series))
     probe_checkpoints(points, analyze_sentence(FRAME_EXAMPLE), series="tiny-series", results=load_results(),

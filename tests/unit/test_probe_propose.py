@@ -122,7 +122,9 @@ def test_cli_propose_prints_a_proposal_and_scores_nothing(cache_dir: Path, capsy
     assert all("shrimp" in proposal[k] and "squid" in proposal[k] for k in ("entailed", "contradicted"))
     assert "decisions" not in out and "verdict" not in out
     stored = cache_dir / "scores.sqlite"
-    assert not stored.exists() or ScoreCache(stored).count() == 0  # nothing was scored
+    if stored.exists():
+        with ScoreCache(stored) as cache:
+            assert cache.count() == 0  # nothing was scored
 
 
 def test_cli_auto_scores_the_proposal_in_both_orders(tiny_gpt2: Path, cache_dir: Path,

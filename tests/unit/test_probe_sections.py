@@ -10,13 +10,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pfcore.models import ModelSpec, load_model
+from pfcore.models import ModelSpec
 from pfcore.probe import analyze_sentence, probe_sentence, score_manipulations, score_probe
 from pfcore.probe.sections import ALL_SECTIONS, Section, probe_sections
 from pfcore.probe.swap import swap_foci
 from pfcore.probe.words import sentence_words
 from pfcore.scoring.causal import CausalScorer
 from pfcore.scoring.methods import ScoringMethod
+from pfcore.scoring.models import load_model
 from pfcore.scoring.pll import PllRequestScorer
 from pfcore.scoring.requests import Progress, Request, RequestScorer, TokenScores
 from pfcore.store.cache import ScoreCache
@@ -116,15 +117,15 @@ def test_words_first_then_the_rest_reads_the_words_from_the_cache(scorer: Causal
     """What the page does: the word chart first, then every section; the second call scores only
     what the first did not."""
     probe = analyze_sentence(ROCK)
-    cache = ScoreCache(cache_dir / "scores.sqlite")
-    first = probe_sections(scorer, probe, sections={Section.WORDS}, cache=cache)
-    assert (first.stats.cached, first.stats.scored) == (0, 2) and first.verdict is None
-    rest = probe_sections(scorer, probe, sections=ALL_SECTIONS, cache=cache)
-    assert rest.stats.cached == 2 and rest.stats.scored > 0  # the two sentences, scored whole
-    assert rest.words is not None and first.words is not None
-    pd.testing.assert_frame_equal(rest.words, first.words)
-    again = probe_sections(scorer, probe, cache=cache)
-    assert again.stats.scored == 0
+    with ScoreCache(cache_dir / "scores.sqlite") as cache:
+        first = probe_sections(scorer, probe, sections={Section.WORDS}, cache=cache)
+        assert (first.stats.cached, first.stats.scored) == (0, 2) and first.verdict is None
+        rest = probe_sections(scorer, probe, sections=ALL_SECTIONS, cache=cache)
+        assert rest.stats.cached == 2 and rest.stats.scored > 0  # the two sentences, scored whole
+        assert rest.words is not None and first.words is not None
+        pd.testing.assert_frame_equal(rest.words, first.words)
+        again = probe_sections(scorer, probe, cache=cache)
+        assert again.stats.scored == 0
 
 
 def test_without_decisions_the_verdict_is_absent(scorer: CausalScorer) -> None:

@@ -212,15 +212,14 @@ def test_older_manifests_read_their_timings_as_one_part_and_a_damaged_part_is_dr
     old = Timings.from_json({"items_s": 0.1, "load_s": 1.0, "score_s": 2.0, "total_s": 3.1, "scored": 64})
     assert old.parts == 1 and old.rate == pytest.approx(32.0)
     assert old.plus(old) == Timings(0.2, 2.0, 4.0, 6.2, 128, 2)
-    cache = ScoreCache()
-    cache.keep_parts("run", old)
-    assert cache.earlier_parts("run") == old
-    cache.conn.execute("UPDATE run_parts SET timings = '{not json'")
-    with pytest.warns(UserWarning, match="damaged"):
+    with ScoreCache() as cache:
+        cache.keep_parts("run", old)
+        assert cache.earlier_parts("run") == old
+        cache.conn.execute("UPDATE run_parts SET timings = '{not json'")
+        with pytest.warns(UserWarning, match="damaged"):
+            assert cache.earlier_parts("run") == NO_PARTS
+        cache.forget_parts("run")
         assert cache.earlier_parts("run") == NO_PARTS
-    cache.forget_parts("run")
-    assert cache.earlier_parts("run") == NO_PARTS
-    cache.close()
 
 
 # ----- estimates: the same suite and model only -----

@@ -15,11 +15,12 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from pfcore.errors import InputError, ModelLoadError
 from pfcore.items import default_items, write_items
-from pfcore.models import ModelSpec, clear_loaded, gguf_convert, load_model
+from pfcore.models import ModelSpec, gguf_convert
 from pfcore.models.loading import _conversion_path
 from pfcore.runs.runner import run_suite
 from pfcore.scoring.factory import cache_identity, scorer_for
 from pfcore.scoring.methods import ScoringMethod
+from pfcore.scoring.models import MODELS, load_model
 from pfcore.scoring.requests import Request
 from pfcore.store import results as res
 from pfcore.store.cache import TABLE, ScoreCache, namespace, request_key, score_cached
@@ -52,13 +53,13 @@ def test_out_of_memory_load_keeps_the_converted_model(tiny_gpt2: Path, cache_dir
     def no_memory(*_args: object, **_kwargs: object) -> None:
         raise RuntimeError("DefaultCPUAllocator: not enough memory: you tried to allocate 611 MB")
 
-    clear_loaded()
+    MODELS.clear()
     with monkeypatch.context() as patch, pytest.raises(ModelLoadError, match="not enough memory to load"):
         patch.setattr("transformers.AutoModelForCausalLM.from_pretrained", no_memory)
         load_model(ModelSpec(str(gguf)))
     assert sorted(p.name for p in converted.iterdir()) == before
     assert load_model(ModelSpec(str(gguf))).source == str(converted)  # and it still loads
-    clear_loaded()
+    MODELS.clear()
 
 
 def test_a_damaged_header_is_an_integrity_error(tiny_gpt2: Path, cache_dir: Path, tmp_path: Path) -> None:
@@ -137,8 +138,8 @@ def nan_model(tiny_gpt2: Path, tmp_path: Path) -> Path:
 def test_nan_scores_are_refused_and_not_cached(nan_model: Path, cache_dir: Path) -> None:
     with pytest.raises(InputError, match="non-finite scores"):
         run_suite(ModelSpec(str(nan_model)), RunConfig(constructions=("let_alone",), limit_blocks=2))
-    cache = ScoreCache()
-    assert cache.count() == 0
+    with ScoreCache() as cache:
+        assert cache.count() == 0
     assert res.load_results().empty  # no 0.0% accuracy in the table
 
 
@@ -197,29 +198,32 @@ def test_a_moved_cache_serves_its_scores(tiny_gpt2: Path, tmp_path: Path, monkey
     monkeypatch.setenv("PFCORE_CACHE", str(first))
     gguf = fake_gguf_model(tiny_gpt2, tmp_path)
     spec = ModelSpec(str(gguf))
-    clear_loaded()
-    scores = score_cached(scorer_for(spec, ScoringMethod.CAUSAL), SENTENCES, ScoreCache())
+    MODELS.clear()
+    with ScoreCache() as cache:
+        scores = score_cached(scorer_for(spec, ScoringMethod.CAUSAL), SENTENCES, cache)
     moved = tmp_path / "elsewhere" / "cache"
     moved.parent.mkdir()
     shutil.move(first, moved)
     monkeypatch.setenv("PFCORE_CACHE", str(moved))
-    clear_loaded()
-    again = score_cached(Refusing(cache_identity(spec, ScoringMethod.CAUSAL)), SENTENCES, ScoreCache())
+    MODELS.clear()
+    with ScoreCache() as cache:
+        again = score_cached(Refusing(cache_identity(spec, ScoringMethod.CAUSAL)), SENTENCES, cache)
     assert [list(s.logprobs) for s in again] == [list(s.logprobs) for s in scores]
-    clear_loaded()
+    MODELS.clear()
 
 
 def test_a_moved_model_folder_serves_its_scores(tiny_gpt2: Path, tmp_path: Path, cache_dir: Path) -> None:
     """The folder's path was part of the key: a model moved or copied elsewhere was scored again."""
     first, moved = tmp_path / "first" / "model", tmp_path / "moved" / "model"
     shutil.copytree(tiny_gpt2, first)
-    clear_loaded()
-    scores = score_cached(scorer_for(ModelSpec(str(first)), ScoringMethod.CAUSAL), SENTENCES, ScoreCache())
+    MODELS.clear()
+    with ScoreCache() as cache:
+        scores = score_cached(scorer_for(ModelSpec(str(first)), ScoringMethod.CAUSAL), SENTENCES, cache)
     shutil.move(first, moved)
-    again = score_cached(Refusing(cache_identity(ModelSpec(str(moved)), ScoringMethod.CAUSAL)), SENTENCES,
-                         ScoreCache())
+    with ScoreCache() as cache:
+        again = score_cached(Refusing(cache_identity(ModelSpec(str(moved)), ScoringMethod.CAUSAL)), SENTENCES, cache)
     assert [list(s.logprobs) for s in again] == [list(s.logprobs) for s in scores]
-    clear_loaded()
+    MODELS.clear()
 
 
 def test_touching_a_weight_file_keeps_the_key_but_changing_it_does_not(tiny_gpt2: Path, tmp_path: Path,
@@ -241,18 +245,18 @@ def test_touching_a_weight_file_keeps_the_key_but_changing_it_does_not(tiny_gpt2
 
 def test_a_flipped_byte_in_a_stored_score_is_detected_and_rescored(tiny_gpt2: Path, cache_dir: Path) -> None:
     scorer = scorer_for(ModelSpec(str(tiny_gpt2)), ScoringMethod.CAUSAL)
-    cache = ScoreCache()
-    first = score_cached(scorer, SENTENCES, cache)
-    with sqlite3.connect(cache.path) as conn:
-        key, blob = conn.execute(f"SELECT key, logprobs FROM {TABLE} LIMIT 1").fetchone()
-        damaged = bytearray(blob)
-        damaged[3] ^= 0x10
-        conn.execute(f"UPDATE {TABLE} SET logprobs = ? WHERE key = ?", (bytes(damaged), key))
-    with pytest.warns(UserWarning, match="1 stored scores fail their checksum"):
-        again = score_cached(scorer, SENTENCES, cache)
-    for a, b in zip(first, again):
-        np.testing.assert_array_equal(a.logprobs, b.logprobs)
-    assert len(cache.get_many([key])) == 1  # rescored and stored whole again
+    with ScoreCache() as cache:
+        first = score_cached(scorer, SENTENCES, cache)
+        with sqlite3.connect(cache.path) as conn:
+            key, blob = conn.execute(f"SELECT key, logprobs FROM {TABLE} LIMIT 1").fetchone()
+            damaged = bytearray(blob)
+            damaged[3] ^= 0x10
+            conn.execute(f"UPDATE {TABLE} SET logprobs = ? WHERE key = ?", (bytes(damaged), key))
+        with pytest.warns(UserWarning, match="1 stored scores fail their checksum"):
+            again = score_cached(scorer, SENTENCES, cache)
+        for a, b in zip(first, again):
+            np.testing.assert_array_equal(a.logprobs, b.logprobs)
+        assert len(cache.get_many([key])) == 1  # rescored and stored whole again
 
 
 # ----- 8. a damaged results table is rebuilt -----

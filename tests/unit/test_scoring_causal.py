@@ -9,9 +9,10 @@ import torch
 from minicons import scorer as mscorer
 
 from pfcore.errors import InputError
-from pfcore.models import ModelSpec, load_model
+from pfcore.models import ModelSpec
 from pfcore.scoring import causal
 from pfcore.scoring.causal import CausalScorer, ScorerSettings
+from pfcore.scoring.models import load_model
 from pfcore.scoring.requests import Request, TokenScores, reduce_all
 from tests.tiny_models import by_auto_classes
 

@@ -13,10 +13,12 @@ import pytest
 
 from pfcore.cli import main
 from pfcore.errors import InputError
-from pfcore.models import ModelSpec, load_model
+from pfcore.models import ModelSpec
 from pfcore.runs.runner import run_suite
-from pfcore.scoring.factory import LazyScorer, make_scorer
+from pfcore.scoring.factory import LazyScorer
+from pfcore.scoring.kinds import kind_of
 from pfcore.scoring.methods import ScoringMethod
+from pfcore.scoring.models import MODELS, load_model
 from pfcore.store.runs import load_run
 from pfcore.suites import semantic, syntax
 from pfcore.suites.base import RunConfig
@@ -199,6 +201,7 @@ def test_cached_rerun_loads_neither_model_nor_torch(tiny_gpt2: Path, cache_dir: 
     checked in a fresh process, where torch must stay unimported."""
     argv = ["run", "--suite", "semantic", "--model", str(tiny_gpt2), "--construction", "let_alone",
             "--limit-blocks", "2", "--json"]
+    MODELS.clear()  # a first run in its own process: the model is loaded
     first = run_suite(ModelSpec(str(tiny_gpt2)), RunConfig(constructions=("let_alone",), limit_blocks=2))
     assert first.manifest.timings_s.load_s > 0
     code = ("import json, sys, contextlib, io; from pfcore.cli import main\n"
@@ -216,16 +219,17 @@ def test_cached_rerun_loads_neither_model_nor_torch(tiny_gpt2: Path, cache_dir: 
 @pytest.mark.parametrize("bos", [False, True])
 def test_lazy_scorer_keys_equal_the_loaded_scorers(tiny_gpt2: Path, bos: bool) -> None:
     spec, config = ModelSpec(str(tiny_gpt2)), RunConfig(bos=bos)
-    lazy = LazyScorer(spec, ScoringMethod.CAUSAL, config.bos)
-    assert lazy.cache_identity() == make_scorer(load_model(spec), ScoringMethod.CAUSAL, bos=config.bos).cache_identity()
+    lazy = LazyScorer(spec, ScoringMethod.CAUSAL, bos=config.bos)
+    built = kind_of(spec.kind).scorer(load_model(spec), ScoringMethod.CAUSAL, bos=config.bos)
+    assert lazy.cache_identity() == built.cache_identity()
     assert "scorer" not in lazy.__dict__  # the identity did not load the model
 
 
 def test_lazy_pll_scorer_keys_equal_the_loaded_scorers(tiny_bert: Path) -> None:
     spec, config = ModelSpec(str(tiny_bert), kind="masked"), RunConfig()
     for scoring in (ScoringMethod.PLL_ORIGINAL, ScoringMethod.PLL_L2R):
-        loaded = make_scorer(load_model(spec), scoring, bos=config.bos)
-        assert LazyScorer(spec, scoring, config.bos).cache_identity() == loaded.cache_identity()
+        loaded = kind_of(spec.kind).scorer(load_model(spec), scoring, bos=config.bos)
+        assert LazyScorer(spec, scoring, bos=config.bos).cache_identity() == loaded.cache_identity()
 
 
 @pytest.mark.parametrize("suite", ["blimp", "comps", "ewok"])

@@ -17,14 +17,14 @@ from pfcore.cli import build_parser, main
 from pfcore.cli.run import config_from_args
 from pfcore.errors import InputError
 from pfcore.intervals import wilson
-from pfcore.models import ModelSpec, load_model
+from pfcore.models import ModelSpec
 from pfcore.names import SuiteName
 from pfcore.runs.report import summary_json
 from pfcore.runs.runner import RunConfig, run_suite
-from pfcore.scoring import factory
 from pfcore.scoring.align import word_spans
 from pfcore.scoring.causal import CausalScorer
 from pfcore.scoring.methods import ScoringMethod
+from pfcore.scoring.models import MODELS, load_model
 from pfcore.scoring.requests import LN2, Request, TokenScores
 from pfcore.scoring.words import pack_bow, score_texts
 from pfcore.suites import syntaxgym
@@ -208,7 +208,7 @@ def test_real_suite_through_the_command_line(tiny_gpt2: Path, shared_data: Path,
     first = json.loads(capsys.readouterr().out)
     assert list(first["accuracy"]) == ["number_src"] and list(first["accuracy"]["number_src"]) == ["0"]
     assert first["items"] == 4
-    monkeypatch.setattr(factory, "load_model", lambda spec: pytest.fail("the model was loaded"))
+    monkeypatch.setattr(MODELS, "loaded", lambda spec: pytest.fail("the model was loaded"))
     assert main(argv) == 0
     again = json.loads(capsys.readouterr().out)
     assert again["accuracy"] == first["accuracy"] and again["timings_s"]["load_s"] == 0

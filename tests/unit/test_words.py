@@ -13,12 +13,13 @@ import torch
 from minicons import scorer as mscorer
 from transformers.models.gpt2.tokenization_gpt2 import bytes_to_unicode
 
-from pfcore.models import ModelSpec, load_model
+from pfcore.models import ModelSpec
 from pfcore.scoring.align import attached_owners
 from pfcore.scoring.causal import CausalScorer, ScorerSettings
 from pfcore.scoring.factory import LazyScorer, cache_identity
 from pfcore.scoring.fake import FakeScorer
 from pfcore.scoring.methods import ScoringMethod
+from pfcore.scoring.models import load_model
 from pfcore.scoring.requests import LN2, Request, TokenScores
 from pfcore.scoring.words import begins_word, pack_bow, score_texts, unpack_bow
 from pfcore.store.cache import ScoreCache, score_cached
@@ -190,16 +191,16 @@ def test_bow_variant_keeps_token_logprobs_and_its_own_cache_key(gpt2) -> None:
 def test_cached_words_need_no_model(gpt2, cache_dir: Path) -> None:
     """A second pass is served from the score cache: the lazy scorer loads the tokenizer, not the model."""
     requests = [Request("", s) for s in SENTENCES]
-    cache = ScoreCache()
-    first = score_texts(LazyScorer(gpt2.spec, ScoringMethod.CAUSAL), requests,
-                        lambda s, r: score_cached(s, r, cache))
-    lazy = LazyScorer(gpt2.spec, ScoringMethod.CAUSAL)
-    again = score_texts(lazy, requests, lambda s, r: score_cached(s, r, cache))
-    assert "scorer" not in vars(lazy) and "scorer" not in vars(lazy.bow_scorer())
-    for a, b in zip(first, again):
-        assert a.words == b.words
-    first_word = again[0].words[1]
-    assert lazy.display_tokens(again[0].token_ids[first_word.first:first_word.first + 1]) == (" couldn",)
+    with ScoreCache() as cache:
+        first = score_texts(LazyScorer(gpt2.spec, ScoringMethod.CAUSAL), requests,
+                            lambda s, r: score_cached(s, r, cache))
+        lazy = LazyScorer(gpt2.spec, ScoringMethod.CAUSAL)
+        again = score_texts(lazy, requests, lambda s, r: score_cached(s, r, cache))
+        assert "scorer" not in vars(lazy) and "scorer" not in vars(lazy.bow_scorer())
+        for a, b in zip(first, again):
+            assert a.words == b.words
+        first_word = again[0].words[1]
+        assert lazy.display_tokens(again[0].token_ids[first_word.first:first_word.first + 1]) == (" couldn",)
 
 
 def test_whitespace_tokens_go_with_the_next_word() -> None:

@@ -1,0 +1,75 @@
+"""What a kind of model is to pfcore: where a model of it loads from and what identifies its numbers,
+how it loads, its tokenizer, how it scores text, and its scoring methods. `TransformersKind` is the
+kind transformers loads (causal and masked); another kind subclasses `Kind` (pfcore.scoring.kinds)."""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pfcore.models.identity import model_identity
+from pfcore.models.loading import Architecture, LoadedModel, load_weights, read_tokenizer, resolve_source
+from pfcore.models.spec import ModelSpec
+from pfcore.scoring.methods import TEXTS, ScoringMethod
+from pfcore.scoring.requests import RequestScorer
+
+ScorerBuilder = Callable[[LoadedModel, ScoringMethod, bool], RequestScorer]
+"""build(loaded, method, bos): the request scorer of a loaded model for one of its kind's methods."""
+
+
+class Kind(ABC):
+    """A kind of model. `methods` are the ones its models score with (the first that reads texts scores
+    any whole text); `help` says what the kind is, for pickers."""
+
+    name: str
+    help: str
+    methods: tuple[ScoringMethod, ...]
+
+    @property
+    def text_method(self) -> ScoringMethod:
+        """The method that scores any whole text with a model of this kind."""
+        return next(method for method in self.methods if method.reads == TEXTS)
+
+    def resolve(self, spec: ModelSpec) -> tuple[str, bool]:
+        """Where the model loads from, and whether that is on this machine."""
+        return resolve_source(spec)
+
+    def identity(self, spec: ModelSpec, source: str) -> dict[str, object]:
+        """What identifies the model's numbers (the score cache's namespace, with a method's settings)."""
+        return model_identity(spec, source)
+
+    @abstractmethod
+    def load(self, spec: ModelSpec, source: str, local: bool, identity: dict[str, object]) -> LoadedModel:
+        """The model, ready to score, carrying the identity `identity` gave."""
+
+    @abstractmethod
+    def tokenizer(self, spec: ModelSpec, source: str, local: bool) -> Any:
+        """The model's tokenizer alone (to align cached scores with words without the weights)."""
+
+    @abstractmethod
+    def scorer(self, loaded: LoadedModel, method: ScoringMethod, *, bos: bool) -> RequestScorer:
+        """The request scorer of a loaded model for one of this kind's methods."""
+
+
+@dataclass(frozen=True)
+class TransformersKind(Kind):
+    """A kind of model transformers loads with one auto class (safetensors only)."""
+
+    name: str
+    help: str
+    methods: tuple[ScoringMethod, ...]
+    architecture: Architecture
+    build: ScorerBuilder
+
+    def load(self, spec: ModelSpec, source: str, local: bool, identity: dict[str, object]) -> LoadedModel:
+        """Weights and tokenizer (the embedded model by pfcore's plain-torch Llama)."""
+        return load_weights(spec, source, local, self.architecture, identity)
+
+    def tokenizer(self, spec: ModelSpec, source: str, local: bool) -> Any:
+        """The tokenizer as a load of the model gives it."""
+        return read_tokenizer(spec, source, local)
+
+    def scorer(self, loaded: LoadedModel, method: ScoringMethod, *, bos: bool) -> RequestScorer:
+        """The kind's scorer for the method."""
+        return self.build(loaded, method, bos)
