@@ -9,6 +9,8 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pfcore.errors import InputError
@@ -81,19 +83,29 @@ def specs_from_args(args: argparse.Namespace) -> list[ModelSpec]:
             for name in names]
 
 
-OPEN_BAR = [0]  # the width of the progress bar line left open on stderr (0: none)
+@dataclass
+class OpenLine:
+    """The width of the progress bar's line left open on stderr (0: none), so a message that follows
+    can start a line of its own."""
+
+    width: int = 0
+
+
+OPEN_LINE: ContextVar[OpenLine | None] = ContextVar("open_line", default=None)  # set by `bar_line_ended`
 
 
 def progress_view(label: str, *, enabled: bool = True, clock: Callable[[], float] = time.monotonic
                   ) -> ProgressView:
     """A stderr bar drawing a run's Progress (done of total, from the cache, rate, ETA), redrawn in
     place at most twice a second; silent when disabled."""
+    open_line = OPEN_LINE.get() or OpenLine()  # the command's, or the bar's own outside one
+
     def draw(progress: Progress) -> None:
         line = f"{label} {text_bar(progress.fraction)} {progress.text()}"
         finished = progress.done >= progress.total
-        sys.stderr.write(f"\r{line.ljust(OPEN_BAR[0])}" + ("\n" if finished else ""))
+        sys.stderr.write(f"\r{line.ljust(open_line.width)}" + ("\n" if finished else ""))
         sys.stderr.flush()
-        OPEN_BAR[0] = 0 if finished else len(line)
+        open_line.width = 0 if finished else len(line)
 
     return throttled(draw, min_interval=0.5, clock=clock) if enabled else lambda progress: None
 
@@ -102,13 +114,17 @@ def progress_view(label: str, *, enabled: bool = True, clock: Callable[[], float
 def bar_line_ended() -> Iterator[None]:
     """On an exception, end the progress bar's open line first, so the message that follows (an
     error, "interrupted") starts a line of its own."""
+    open_line = OpenLine()
+    token = OPEN_LINE.set(open_line)
     try:
         yield
     except BaseException:
-        if OPEN_BAR[0]:
+        if open_line.width:
             sys.stderr.write("\n")
-            OPEN_BAR[0] = 0
+            open_line.width = 0
         raise
+    finally:
+        OPEN_LINE.reset(token)
 
 
 def progress_bar(label: str, *, enabled: bool = True, clock: Callable[[], float] = time.monotonic

@@ -20,6 +20,10 @@ from pfcore.errors import ModelLoadError
 ARCHITECTURE = "LlamaForCausalLM"
 
 
+class NotPlainLlama(ModelLoadError):
+    """A config this module would not compute as transformers does: the model loads through transformers."""
+
+
 @dataclass(frozen=True)
 class LlamaConfig:
     """The fields of a Llama config.json this module needs (and the scorer reads: vocab_size,
@@ -47,7 +51,7 @@ class LlamaConfig:
                  "mlp_bias": False, "pretraining_tp": 1}
         differs = sorted(key for key, value in plain.items() if raw.get(key, value) != value)
         if differs:
-            raise ModelLoadError(f"{folder} is not a plain Llama model (its {', '.join(differs)} differ)")
+            raise NotPlainLlama(f"{folder} is not a plain Llama model (its {', '.join(differs)} differ)")
         heads = int(raw["num_attention_heads"])
         return cls(vocab_size=int(raw["vocab_size"]), hidden_size=int(raw["hidden_size"]),
                    intermediate_size=int(raw["intermediate_size"]), num_hidden_layers=int(raw["num_hidden_layers"]),

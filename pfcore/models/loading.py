@@ -206,9 +206,7 @@ def load_weights(spec: ModelSpec, source: str, local: bool, architecture: Archit
     started = time.monotonic()
     architecture.check_folder(spec, source, local)
     try:
-        short = spec.name == DEFAULT_MODEL and spec.dtype == "float32"  # the converted embedded model as it is
-        model, tokenizer = (load_converted(Path(source)) if short
-                            else _load_auto(spec, source, local, architecture))
+        model, tokenizer = _load_model(spec, source, local, architecture)
     except ModelLoadError:
         raise
     except (Exception, MemoryError) as exc:  # noqa: BLE001 - any failure becomes one clear message
@@ -217,6 +215,21 @@ def load_weights(spec: ModelSpec, source: str, local: bool, architecture: Archit
     if spec.device == "cpu":
         keep_freed_memory()
     return LoadedModel(spec, model, tokenizer, source, time.monotonic() - started, identity)
+
+
+def _load_model(spec: ModelSpec, source: str, local: bool, architecture: Architecture) -> tuple[Any, Any]:
+    """The converted embedded model the short way (plain torch); any other model, or one whose config
+    the plain Llama would compute differently, by transformers (with a note saying so)."""
+    if spec.name != DEFAULT_MODEL or spec.dtype != "float32":
+        return _load_auto(spec, source, local, architecture)
+    from pfcore.models.llama import NotPlainLlama
+
+    try:
+        return load_converted(Path(source))
+    except NotPlainLlama as exc:
+        warnings.warn(f"{exc}: it loads through transformers instead (the same scores; a slower start)",
+                      stacklevel=3)
+        return _load_auto(spec, source, local, architecture)
 
 
 def _load_auto(spec: ModelSpec, source: str, local: bool,

@@ -43,7 +43,7 @@ def _mean_row(construction: str, name: str, values: pd.Series) -> dict[str, obje
             "ci_low": low, "ci_high": high, "n": len(values)}
 
 
-class AffinitySuite(ItemSuite):
+class AffinitySuite(ItemSuite[AffinityItem]):
     """How strongly a masked model expects the construction's fixed words in place."""
 
     name = SuiteName.AFFINITY

@@ -7,9 +7,10 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Generic, TypeVar, cast
 
 from pfcore.errors import InputError
+from pfcore.items.schema import AffinityItem, SemanticItem, SyntaxItem
 from pfcore.models.loading import LoadedModel
 from pfcore.models.spec import ModelSpec
 from pfcore.names import SuiteName, named
@@ -90,7 +91,11 @@ class ScoreContext:
         return self.model.get()
 
 
-class Suite(ABC):
+Items = TypeVar("Items")  # what a suite runs: a list of item records, a table, SyntaxGym suites
+Record = TypeVar("Record", SemanticItem, SyntaxItem, AffinityItem)  # one of pfcore's item records
+
+
+class Suite(ABC, Generic[Items]):
     """One test suite: items -> requests -> scores -> rows -> decisions -> summary."""
 
     name: SuiteName
@@ -107,11 +112,11 @@ class Suite(ABC):
     block: str | None = None  # the item field grouping its items into the blocks the Items page browses
 
     @abstractmethod
-    def load(self, config: RunConfig) -> Any:
+    def load(self, config: RunConfig) -> Items:
         """The items to run (a list of item records or a table)."""
 
     @abstractmethod
-    def item_ids(self, items: Any) -> list[str]:
+    def item_ids(self, items: Items) -> list[str]:
         """The stable id of each item, for the manifest's item-set hash."""
 
     @property
@@ -145,13 +150,13 @@ class Suite(ABC):
         """How per-token log-probs become one score (the configured one unless the suite fixes it)."""
         return config.reduction
 
-    def requests(self, items: Any, method: ScoringMethod) -> list[Request] | None:
+    def requests(self, items: Items, method: ScoringMethod) -> list[Request] | None:
         """The requests scoring the items takes (for estimates before a run); None when the suite
         cannot say in advance."""
         return None
 
     @abstractmethod
-    def score(self, items: Any, ctx: ScoreContext) -> pd.DataFrame:
+    def score(self, items: Items, ctx: ScoreContext) -> pd.DataFrame:
         """One row of scores per item (or per item and word)."""
 
     @abstractmethod
@@ -177,10 +182,10 @@ def limit_positive(limit: int | None, what: str = "--limit-blocks") -> None:
         raise InputError(f"{what} must be a positive number, got {limit}")
 
 
-class ItemSuite(Suite):
+class ItemSuite(Suite[list[Record]]):
     """A Paired-Focus suite over pfcore's own item records (shipped defaults or an item file)."""
 
-    def load(self, config: RunConfig) -> list[Any]:
+    def load(self, config: RunConfig) -> list[Record]:
         """The suite's items for the chosen constructions, limited to the first blocks."""
         from pfcore.items import default_items
         from pfcore.items.schema import SYNTAX_CONTROL
@@ -199,15 +204,16 @@ class ItemSuite(Suite):
                 items = [i for i in items if i.construction in keep]
         else:
             items = default_items(self.name, list(config.constructions) or None)
-        items = self.limit(items, config.limit_blocks) if config.limit_blocks else items
-        if not items:
+        mine = cast(list[Record], items)  # a file holding another suite's records was refused above
+        mine = self.limit(mine, config.limit_blocks) if config.limit_blocks else mine
+        if not mine:
             raise InputError(f"no {self.name} items to run (check --construction and --items)")
-        return items
+        return mine
 
-    def item_ids(self, items: list[Any]) -> list[str]:
+    def item_ids(self, items: list[Record]) -> list[str]:
         """Each item's content-hash id."""
         return [i.item_id for i in items]
 
     @abstractmethod
-    def limit(self, items: list[Any], blocks: int) -> list[Any]:
+    def limit(self, items: list[Record], blocks: int) -> list[Record]:
         """The first `blocks` blocks (or base sentences, or sentences) of the items."""

@@ -27,7 +27,7 @@ class BenchmarkRule:
     needs_password: bool = False
 
 
-class BenchmarkSuite(Suite):
+class BenchmarkSuite(Suite["pd.DataFrame"]):
     """A comparison benchmark of Experiment 2 (its construction column is the benchmark's name)."""
 
     def __init__(self, name: SuiteName, label: str, hub_id: str, reduction: Reduction, rule: BenchmarkRule,

@@ -133,7 +133,7 @@ def limit_blocks(items: list[SemanticItem], blocks: int) -> list[SemanticItem]:
     return [i for i in items if i.block_id in keep]
 
 
-class SemanticSuite(ItemSuite):
+class SemanticSuite(ItemSuite[SemanticItem]):
     """Experiment 1: does the construction move the easier/harder log-odds as it entails?"""
 
     name = SuiteName.SEMANTIC

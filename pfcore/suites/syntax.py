@@ -92,7 +92,7 @@ def published_summary(summary: pd.DataFrame, revision: str) -> pd.DataFrame:
                          "delta_surps": summary["delta_surps"], "delta_surps_and": summary["delta_surps_and"]})
 
 
-class SyntaxSuite(ItemSuite):
+class SyntaxSuite(ItemSuite[SyntaxItem]):
     """Table 3: does a manipulation raise surprisal more with the construction than with "and"?"""
 
     name = SuiteName.SYNTAX

@@ -128,7 +128,7 @@ def score_suites(suites: Sequence[GymSuite], scorer: RequestScorer,
     return rows
 
 
-class SyntaxGymSuite(Suite):
+class SyntaxGymSuite(Suite[GymItems]):
     """Region-based targeted evaluation: the share of items for which each prediction holds."""
 
     name = SuiteName.SYNTAXGYM

@@ -40,6 +40,9 @@ REQUESTS = [Request("", text) for text in CORPUS] + [
     Request(CORPUS[0], "Lifting a tiny rock is easier than lifting a huge rock."),
     Request(CORPUS[0], "Lifting a huge rock is easier than lifting a tiny rock."),
     Request(CORPUS[1], "Singing a beautiful song is harder than singing an ugly song.")]
+# The transformers release the plain-torch Llama was last shown bit for bit equal to (the two tests
+# `..._loads_the_short_way_to_the_same_scores`): set it again only after running them on a new pin.
+BIT_EXACT_WITH = "4.57.6"
 TOKENIZER_FACTS = ("bos_token", "eos_token", "pad_token", "unk_token", "bos_token_id", "eos_token_id", "pad_token_id",
                    "unk_token_id", "model_max_length",
                    "clean_up_tokenization_spaces", "all_special_ids", "is_fast")
@@ -158,6 +161,37 @@ def test_a_folder_the_plain_llama_would_compute_differently_is_refused(tiny_llam
     (tmp_path / "config.json").write_text(json.dumps(json.loads((tiny_llama / "config.json").read_text()) | change))
     with pytest.raises(ModelLoadError, match=f"not a plain Llama model \\(its {next(iter(change))} differ"):
         LlamaConfig.read(tmp_path)
+
+
+def test_the_transformers_pin_is_the_one_the_plain_llama_was_checked_against() -> None:
+    """A moved pin fails here until the bit-exact tests have run on it (transformers may change how it
+    computes Llama, and the short way would then give other scores than the Auto* classes)."""
+    import transformers
+
+    pins = dict(line.split("==") for line in (ROOT / "requirements.txt").read_text().splitlines() if "==" in line)
+    moved = {"requirements.txt": pins["transformers"], "installed": transformers.__version__}
+    assert set(moved.values()) == {BIT_EXACT_WITH}, (
+        f"transformers is {moved}, but the plain Llama was shown bit-exact on {BIT_EXACT_WITH}: run the "
+        "short-way tests of tests/app/test_startup.py (with -m slow), then set BIT_EXACT_WITH")
+
+
+def test_a_config_the_plain_llama_refuses_loads_through_transformers(tiny_llama: Path, tmp_path: Path) -> None:
+    """The embedded model's folder with a config the plain Llama would compute differently: a note, and
+    transformers' route, to the same scores as the Auto* classes give."""
+    from pfcore.models.loading import Architecture, load_weights
+
+    folder = tmp_path / "converted"
+    folder.mkdir()
+    for file in tiny_llama.iterdir():
+        (folder / file.name).write_bytes(file.read_bytes())
+    config = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps(config | {"rope_scaling": {"rope_type": "linear", "factor": 2.0}}))
+    with pytest.warns(UserWarning, match="not a plain Llama model .*loads through transformers instead"):
+        loaded = load_weights(ModelSpec(), str(folder), True, Architecture("AutoModelForCausalLM"), {"name": "t"})
+    assert not isinstance(loaded.model, LlamaLM)
+    auto = LoadedModel(loaded.spec, *by_auto_classes(folder), str(folder))
+    for one, other in zip(CausalScorer(loaded).score(REQUESTS), CausalScorer(auto).score(REQUESTS)):
+        np.testing.assert_array_equal(one.logprobs, other.logprobs)
 
 
 def test_masked_scoring_refuses_the_plain_llama(tiny_llama: Path) -> None:

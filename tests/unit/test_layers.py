@@ -145,3 +145,20 @@ def test_the_check_sees_a_forbidden_edge() -> None:
     """The test is not vacuous: an import of suites from scoring is flagged."""
     assert layer_of("pfcore.runs.runner") > layer_of("pfcore.scoring.causal")
     assert layer_of("pfcore.ui.model") > layer_of("pfcore.cli.run") > layer_of("pfcore.plots.tokens")
+
+
+def test_the_suites_package_holds_suite_definitions_and_their_registry_only() -> None:
+    """Running, resuming, trajectories and reports live in pfcore.runs, page data in pfcore.views: each
+    module of pfcore/suites/ defines a registered suite, or is what they share (base, registry,
+    the benchmarks' common parts)."""
+    import importlib
+
+    from pfcore.suites.registry import SUITES
+
+    shared = {"pfcore.suites", "pfcore.suites.base", "pfcore.suites.registry", "pfcore.suites.benchmarks",
+              "pfcore.suites.benchmarks_common"}
+    modules = {module_name(p) for p in ROOT.joinpath("pfcore", "suites").glob("*.py")} - shared
+    registered = [m for m in modules if getattr(importlib.import_module(m), "SUITE", None) in SUITES.values()]
+    assert modules - set(registered) == set()
+    assert not any(a.startswith("pfcore.suites") and b.startswith(("pfcore.runs", "pfcore.views", "pfcore.ui"))
+                   for a, b in edges())
