@@ -79,18 +79,12 @@ def atomic_path(path: Path, what: str = "a file") -> Iterator[Path]:
     os.close(fd)
     tmp = Path(name)
     try:
-        yield tmp
-        _sync(tmp)
-        os.chmod(tmp, 0o666 & ~UMASK)
-        os.replace(tmp, path)
-        _sync_folder(path.parent)
-    except PfcoreError:
-        raise
-    except Exception as exc:
-        problem = _write_refused(exc, path, what)
-        if problem is None:
-            raise
-        raise problem from exc
+        with _refused_as(path, what):
+            yield tmp
+            _sync(tmp)
+            os.chmod(tmp, 0o666 & ~UMASK)
+            os.replace(tmp, path)
+            _sync_folder(path.parent)
     finally:
         tmp.unlink(missing_ok=True)
 
@@ -105,21 +99,30 @@ def atomic_folder(folder: Path, what: str) -> Iterator[Path]:
     tmp = folder.parent / f".tmp-{folder.name[:TMP_NAME_CHARS]}-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     try:
-        tmp.mkdir()
-        yield tmp
-        if folder.exists():
-            shutil.rmtree(folder)
-        os.replace(tmp, folder)
-        _sync_folder(folder.parent)
+        with _refused_as(folder, what):
+            tmp.mkdir()
+            yield tmp
+            if folder.exists():
+                shutil.rmtree(folder)
+            os.replace(tmp, folder)
+            _sync_folder(folder.parent)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+@contextmanager
+def _refused_as(path: Path, what: str) -> Iterator[None]:
+    """A failure of the block that is the machine's refusal (or a library's words for one) becomes
+    one line naming `path`; pfcore's own errors and any other failure go on as they are."""
+    try:
+        yield
     except PfcoreError:
         raise
     except Exception as exc:
-        problem = _write_refused(exc, folder, what)
+        problem = _write_refused(exc, path, what)
         if problem is None:
             raise
         raise problem from exc
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _write_refused(exc: BaseException, path: Path, what: str) -> InputError | None:
