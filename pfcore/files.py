@@ -11,6 +11,7 @@ import re
 import shutil
 import stat
 import tempfile
+import time
 import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -21,6 +22,7 @@ from typing import BinaryIO
 from pfcore.errors import InputError, PfcoreError, environment_problem
 
 MIB = 2**20
+MAX_HOLDER = 500  # characters of a lock's holder read back for a message
 
 
 @dataclass(frozen=True)
@@ -189,14 +191,15 @@ def write_output(path: Path, text: str, what: str) -> Path:
 
 
 @contextmanager
-def locked(path: Path, *, wait: bool = True, busy: str = "") -> Iterator[None]:
+def locked(path: Path, *, wait: bool = True, busy: str = "", holder: str = "") -> Iterator[None]:
     """Hold an exclusive lock (an flock on the file `path`, created when missing) for the block, so
     one process at a time reads, changes and writes what it guards; the lock goes with its process.
-    With wait=False a lock held elsewhere raises InputError(`busy`) at once instead of waiting."""
+    With wait=False a lock held elsewhere raises InputError(`busy`) at once instead of waiting,
+    naming the holder: what the process that holds it wrote in the file (`holder`, its pid, since when)."""
     path = Path(path)
     make_folder(path.parent, "the folder of a lock file")
     try:
-        handle = open(path, "a")  # noqa: SIM115 - closed below, after the lock is released
+        handle = open(path, "a+")  # noqa: SIM115 - closed below, after the lock is released
     except OSError as exc:
         raise environment_problem(exc, path, "a lock file", "open") or InputError(
             f"cannot open the lock file {path}: {exc.strerror or exc}") from exc
@@ -204,7 +207,14 @@ def locked(path: Path, *, wait: bool = True, busy: str = "") -> Iterator[None]:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
         except BlockingIOError:
-            raise InputError(busy or f"{path} is locked by another process; try again when it ends") from None
+            handle.seek(0)
+            held = handle.read(MAX_HOLDER).strip()
+            message = busy or f"{path} is locked by another process; try again when it ends"
+            raise InputError(f"{message} (held by {held})" if held else message) from None
+        if holder:
+            handle.truncate(0)
+            handle.write(f"pid {os.getpid()}: {holder}, since {time.strftime('%Y-%m-%d %H:%M:%S')}")
+            handle.flush()
         try:
             yield
         finally:

@@ -3,10 +3,11 @@ and a plan of several runs that can be stopped between chunks and resumed (the C
 both drive runs through here)."""
 from __future__ import annotations
 
+import hashlib
 import time
 import warnings
-from collections.abc import Callable, Sequence
-from contextlib import suppress
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from pfcore.errors import EnvironmentProblem, InputError
-from pfcore.files import check_writable
+from pfcore.files import check_writable, file_slug, locked
 from pfcore.models.spec import ModelSpec
 from pfcore.names import SuiteName, published_name
 from pfcore.paths import cache_subdir
@@ -33,11 +34,12 @@ from pfcore.store.manifest import (
     item_set_hash,
     new_run_id,
     now_iso,
+    read_manifest,
     versions,
 )
 from pfcore.store.result_rows import step_from_revision
-from pfcore.store.results import add_run_rows
-from pfcore.store.runs import RunRecord, save_run
+from pfcore.store.results import add_run_rows, withdraw_sources
+from pfcore.store.runs import MANIFEST, RunRecord, save_run
 from pfcore.suites.base import ModelHandle, RunConfig, ScoreContext, Suite
 from pfcore.suites.registry import get_suite
 
@@ -57,12 +59,25 @@ def run_suite(spec: ModelSpec, config: RunConfig, progress: ProgressView | None 
               label: ResultsLabel | None = None, scorers: ScorerSource = scorer_for) -> RunRecord:
     """Run one suite on one model, save its record and add its summary to the results table.
     The model loads only if some request is not in the score cache. The record's folder is
-    proven writable before anything is scored, so a read-only or full place costs no work. A run
-    stopped or interrupted keeps its time in the score cache, and the run that resumes it adds it."""
+    proven writable and held for this run before anything is scored, so a read-only or full place,
+    or a folder another command is writing, costs no work. A run stopped or interrupted keeps its
+    time in the score cache, and the run that resumes it adds it."""
     started = time.monotonic()
     suite = get_suite(config.suite)
     out = Path(config.out) if config.out else None
     check_writable(out or cache_subdir("runs"), "the run record's folder (--out)" if out else "the cache's runs folder")
+    with record_writer(out, suite.name, spec) as replaced:
+        record, rows = _score_and_save(suite, spec, config, progress, label, scorers, started)
+        if config.shared:
+            _add_rows(record, rows, replaced)
+    return record
+
+
+def _score_and_save(suite: Suite, spec: ModelSpec, config: RunConfig, progress: ProgressView | None,
+                    label: ResultsLabel | None, scorers: ScorerSource,
+                    started: float) -> tuple[RunRecord, pd.DataFrame]:
+    """Score and decide the suite's items through the score cache, and save the run's record; its rows
+    of the results table ride along."""
     method = suite.method(spec, config.scoring)
     items = suite.load(config)
     lazy, handle = LazyScorer(spec, method, bos=config.bos, source=scorers), ModelHandle(spec)
@@ -82,18 +97,56 @@ def run_suite(spec: ModelSpec, config: RunConfig, progress: ProgressView | None 
             raise
         manifest = _manifest(suite, spec, config, method, item_ids, earlier.plus(part.timings()))
         rows = results_rows(manifest, tables["summary"], suite.metric, label)
-        record = save_run(manifest, tables, out, suite.published(tables["summary"], spec.revision or "NONE"),
-                          rows=rows)
+        record = save_run(manifest, tables, Path(config.out) if config.out else None,
+                          suite.published(tables["summary"], spec.revision or "NONE"), rows=rows)
         if cache is not None and earlier.parts:
             _forget_parts(cache, key)
-    if not config.shared:
-        return record
+    return record, rows
+
+
+def _add_rows(record: RunRecord, rows: pd.DataFrame, replaced: str | None) -> None:
+    """The run's rows into the results table, and out of it those of the record it replaced."""
     try:
         add_run_rows(record.path, rows)
+        if replaced:
+            withdraw_sources({replaced})
     except EnvironmentProblem as exc:
         raise EnvironmentProblem(f"{exc}; the run's record {record.path} is whole, but its rows are not in the "
                                  "results table") from exc
-    return record
+
+
+def record_lock(out: Path) -> Path:
+    """The lock file of a record folder, beside it (a record folder holds its record's files alone)."""
+    digest = hashlib.sha256(str(out.resolve()).encode()).hexdigest()[:12]
+    return out.parent / f".{file_slug(out.name)}-{digest}.pfcore-writer.lock"
+
+
+@contextmanager
+def record_writer(out: Path | None, suite: SuiteName, spec: ModelSpec) -> Iterator[str | None]:
+    """Hold the --out folder for one run: a second command writing it is refused at once, naming this
+    one. Yields the results-table source of the record the run will replace (a rerun of the same
+    suite and model), or None; a folder holding another suite's or model's record is refused."""
+    if out is None:
+        yield None
+        return
+    busy = f"{out} is being written by another pfcore command: wait for it to end, or give another --out"
+    with locked(record_lock(out), wait=False, busy=busy, holder=f"pfcore run --suite {suite} --model {spec.label}"):
+        yield _replaced(out, suite, spec)
+
+
+def _replaced(out: Path, suite: SuiteName, spec: ModelSpec) -> str | None:
+    """The source of the whole record in `out` that a run of this suite and model replaces; InputError
+    when it is another suite's or model's (a damaged or unfinished one is no record: None)."""
+    try:
+        earlier = read_manifest(out / MANIFEST) if (out / MANIFEST).is_file() else None
+    except InputError:
+        return None
+    if earlier is None:
+        return None
+    if (earlier.suite, earlier.model.label) != (suite, spec.label):
+        raise InputError(f"{out} holds the record of another run ({earlier.run_id}: the {earlier.suite} suite on "
+                         f"{earlier.model.label}), which this run would replace: give another --out")
+    return f"pfcore run {earlier.run_id}"
 
 
 @dataclass

@@ -304,10 +304,22 @@ def withdraw_run(folder: Path) -> int:
     sources = set(run_rows(own)["source"])
     with _locked():
         own.replace(own.with_name(WITHDRAWN))
-        table = _read_or_rebuild()
-        kept = table[~table["source"].isin(sources)]
-        if len(kept) < len(table):
-            _save(kept.reset_index(drop=True))
+        return _without_sources(sources)
+
+
+def withdraw_sources(sources: set[str]) -> int:
+    """Take the rows of these sources out of the table (a record replaced by a rerun into its
+    folder took them with it); how many rows left."""
+    with _locked():
+        return _without_sources(sources)
+
+
+def _without_sources(sources: set[str]) -> int:
+    """The table without the rows of these sources, saved when that changes it; how many rows left."""
+    table = _read_or_rebuild()
+    kept = table[~table["source"].isin(sources)]
+    if len(kept) < len(table):
+        _save(kept.reset_index(drop=True))
     return len(table) - len(kept)
 
 
