@@ -41,6 +41,9 @@ def make_folder(path: Path, what: str) -> Path:
     """A folder, created with its parents when missing; InputError saying why it cannot be (a
     file in the way, or the machine's refusal: see `errors.environment_problem`)."""
     try:
+        if path.is_symlink() and not path.exists():
+            raise InputError(f"cannot use {path} as {what}: it is a symbolic link that leads nowhere (to a missing "
+                             "place, or round in a loop); remove the link or give another folder")
         if path.exists() and not path.is_dir():
             raise InputError(f"cannot use {path} as {what}: it is a file, not a folder")
         path.mkdir(parents=True, exist_ok=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -379,43 +379,46 @@ def write_long_csv(suite: GymSuite, path: str | Path) -> None:
 Row = tuple[int, dict[str, str]]  # line number, cells by column
 
 
-def _read_csv(path: Path) -> tuple[list[str], list[Row]]:
-    """The header and the non-blank rows of a UTF-8 CSV, read as a bounded stream of lines
-    (`files.text_lines`); InputError with the line otherwise."""
+def _read_csv(path: Path) -> tuple[list[str], Iterator[Row]]:
+    """The header and a stream of the non-blank rows of a UTF-8 CSV, read as a bounded stream of
+    lines (`files.text_lines`), so the first bad row is refused without reading the rest; InputError
+    with the line otherwise."""
     records = _records(path, text_lines(path, STIMULI_FILE))
-    if not records:
+    first = next(records, None)
+    if first is None:
         raise InputError(f"{path}: the file is empty; it needs a header row")
-    (_, header), body = records[0], records[1:]
+    header = first[1]
     _check_unique(f"{path}:1", header, "column")
-    rows = []
-    for line, cells in body:
+    return header, _rows(path, header, records)
+
+
+def _rows(path: Path, header: list[str], records: Iterator[tuple[int, list[str]]]) -> Iterator[Row]:
+    """Each record's cells by column, refused at the first record whose count differs from the header's."""
+    for line, cells in records:
         if len(cells) != len(header):
             raise InputError(f"{path}:{line}: {len(cells)} cells, but the header has "
                              f"{len(header)} columns")
-        rows.append((line, dict(zip(header, cells))))
-    return header, rows
+        yield line, dict(zip(header, cells))
 
 
-def _records(path: Path, lines: Iterable[str]) -> list[tuple[int, list[str]]]:
+def _records(path: Path, lines: Iterable[str]) -> Iterator[tuple[int, list[str]]]:
     """Each non-blank CSV record with the line it starts on; cells over MAX_CELL are refused."""
     reader = csv.reader(lines)
-    records = []
     line = 1
     try:
         for cells in reader:
             if any(len(cell) > MAX_CELL for cell in cells):
                 raise csv.Error("field larger than field limit")
             if cells:
-                records.append((line, cells))
+                yield line, cells
             line = reader.line_num + 1
     except csv.Error as exc:
         why = (f"a cell is longer than {MAX_CELL:,} characters" if "field limit" in str(exc)
                else f"not a readable CSV row ({exc})")
         raise InputError(f"{path}:{line}: {why}") from None
-    return records
 
 
-def _stimuli_from_rows(path: Path, header: list[str], rows: list[Row]) -> list[Stimulus]:
+def _stimuli_from_rows(path: Path, header: list[str], rows: Iterable[Row]) -> list[Stimulus]:
     """Stimuli from CSV rows; the sentence column must be there and filled in."""
     if SENTENCE_COLUMN not in header:
         raise InputError(f"{path}: no {SENTENCE_COLUMN!r} column in the header row; name the column of "
@@ -429,7 +432,7 @@ def _stimuli_from_rows(path: Path, header: list[str], rows: list[Row]) -> list[S
     return stimuli
 
 
-def _suite_from_rows(path: Path, header: list[str], rows: list[Row]) -> GymSuite:
+def _suite_from_rows(path: Path, header: list[str], rows: Iterable[Row]) -> GymSuite:
     """A suite from long-CSV rows, grouped by item then condition in the order first seen."""
     missing = [column for column in LONG_COLUMNS if column not in header]
     if missing:

@@ -84,6 +84,9 @@ class ScoreCache:
 
     def __enter__(self) -> ScoreCache:
         make_folder(self.path.parent, "the score cache's folder")
+        if self.path.is_dir():
+            raise InputError(f"the score cache {self.path} is a folder, not a file: move it aside (pfcore then "
+                             "starts a new cache file there) or set PFCORE_CACHE to another folder")
         with self._refusals("open"):
             self._conn = self._open()
         return self
