@@ -77,7 +77,7 @@ def report(evaluation: FileEvaluation) -> str:
     lines = [f"suite {suite.name}: {len(source.sentences):,} sentences, {source.n_tokens:,} tokens; surprisals read "
              f"from a file, {source.label} (sha256 {source.sha256})",
              f"regions: the {metrics} of their tokens' surprisals, in bits", "",
-             regions.round(DIGITS).to_string(index=False), ""]
+             _table(regions), ""]
     if evaluation.summary.empty:
         lines.append("the suite has no predictions")
     else:
@@ -88,5 +88,6 @@ def report(evaluation: FileEvaluation) -> str:
 
 
 def _table(frame: pd.DataFrame) -> str:
-    """A table as text, values rounded."""
-    return frame.round(DIGITS).to_string(index=False)
+    """A table as text, values rounded (and -0, which a `<eos>` of "-0.000000" bits gives, shown as 0)."""
+    numbers = frame.select_dtypes("number").columns
+    return frame.assign(**{c: frame[c].round(DIGITS) + 0.0 for c in numbers}).to_string(index=False)

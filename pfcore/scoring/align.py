@@ -45,8 +45,8 @@ def word_spans(text: str) -> list[Span]:
 
 def owners(text: str, token_offsets: Sequence[Span], spans: Sequence[Span]) -> list[int | None]:
     """For each token, the index of the span holding its first non-space character, or None."""
-    span_of_char = _span_of_char(len(text), spans)
-    return [_owner(text, start, end, span_of_char) for start, end in token_offsets]
+    table = span_of_char(len(text), spans)
+    return [_owner(text, start, end, table) for start, end in token_offsets]
 
 
 def attached_owners(text: str, token_offsets: Sequence[Span], spans: Sequence[Span]) -> list[int | None]:
@@ -64,7 +64,7 @@ def attached_owners(text: str, token_offsets: Sequence[Span], spans: Sequence[Sp
     return found
 
 
-def _span_of_char(length: int, spans: Sequence[Span]) -> list[int | None]:
+def span_of_char(length: int, spans: Sequence[Span]) -> list[int | None]:
     """For each character of the text, the index of the first span that covers it."""
     table: list[int | None] = [None] * length
     for index, (start, end) in enumerate(spans):

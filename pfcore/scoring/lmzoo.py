@@ -25,7 +25,7 @@ from pathlib import Path
 
 from pfcore.errors import InputError
 from pfcore.files import MIB, FileKind, open_regular, text_lines, too_large
-from pfcore.scoring.align import Span, owners
+from pfcore.scoring.align import Span, span_of_char
 
 SURPRISAL_FILE = FileKind("surprisal file", 128 * MIB)  # the 34 suites of Hu et al. by a subword model: about 2 MiB
 COLUMNS = ("sentence_id", "token_id", "token", "surprisal")
@@ -229,7 +229,7 @@ def align_tokens(text: str, tokens: Sequence[str], spans: Sequence[Span], labels
     """For each token, the index of the span (region) it belongs to; AlignmentError, naming the
     span by its label ("region 3 (Verb)") and the token, when the tokens do not spell the text or
     spell it in two ways that put a token in different spans."""
-    region_of = owners(text, [(k, k + 1) for k in range(len(text))], spans)
+    region_of = span_of_char(len(text), spans)
     if any(r is None and not c.isspace() for r, c in zip(region_of, text)) or text.isspace() or not text:
         raise AlignmentError("the sentence has text outside its regions, or none")
     search = _Search(text, tokens, _units(tokens, byte_level), [r if r is not None else -1 for r in region_of],
@@ -242,34 +242,50 @@ def _units(tokens: Sequence[str], byte_level: bool) -> list[_Unit]:
     units: list[_Unit] = []
     k = 0
     while k < len(tokens):
-        raw = _as_bytes(tokens[k], byte_level)
-        if raw is None:
-            units.append(_word_unit(k, tokens[k]))
-            k += 1
-            continue
-        count, decoded = _byte_group(tokens, k, byte_level)
-        units.append(_text_unit(k, count, {decoded.strip()}))
+        kind = _kind(tokens[k], byte_level)
+        if isinstance(kind, bytes):
+            count, decoded = _byte_group(tokens, k, byte_level)
+            kind = _text_kind(frozenset({decoded.strip()}))
+        else:
+            count = 1
+        units.append(_Unit(k, count, *kind))
         k += count
     return units
 
 
-def _word_unit(k: int, token: str) -> _Unit:
+Kind = tuple[tuple[tuple[str, ...], ...], bool, bool]  # a unit's readings, bare, unk
+
+
+@lru_cache(maxsize=2**16)
+def _kind(token: str, byte_level: bool) -> Kind | bytes:
+    """What a token may stand for (`_Unit`'s readings, bare and unk), or its bytes where they are not
+    whole UTF-8 text on their own; remembered, as files repeat their tokens."""
+    raw = _as_bytes(token, byte_level)
+    if raw is None:
+        return _word_kind(token)
+    try:
+        return _text_kind(frozenset({raw.decode("utf-8").strip()}))
+    except UnicodeDecodeError:
+        return raw
+
+
+def _word_kind(token: str) -> Kind:
     """A token given as text: an unknown word, a marker, or the texts it may spell."""
     if token in UNK_TOKENS or UNK_SIGNATURE.fullmatch(token):
-        return _Unit(k, 1, (), unk=True)
+        return (), False, True
     if MARKER.fullmatch(token):
-        return _Unit(k, 1, (_folded(token),), bare=True)
+        return (_folded(token),), True, False
     readings = {token}
     readings |= {token[len(p):] for p in WORD_PREFIXES if token.startswith(p)}
     readings |= {r[:-len(s)] for r in list(readings) for s in WORD_SUFFIXES if r.endswith(s)}
     for escape, plain in ESCAPES:
         readings |= {r.replace(escape, plain) for r in list(readings) if escape in r}
-    return _text_unit(k, 1, {r.strip() for r in readings})
+    return _text_kind(frozenset(r.strip() for r in readings))
 
 
-def _text_unit(k: int, count: int, readings: set[str]) -> _Unit:
+def _text_kind(readings: frozenset[str]) -> Kind:
     """A unit spelling any of `readings`; an empty reading lets it stand for no text."""
-    return _Unit(k, count, tuple(sorted({_folded(r) for r in readings if r})), bare="" in readings)
+    return tuple(sorted({_folded(r) for r in readings if r})), "" in readings, False
 
 
 def _folded(text: str) -> tuple[str, ...]:
@@ -277,7 +293,7 @@ def _folded(text: str) -> tuple[str, ...]:
     return tuple(_fold(c) for c in text)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=2**14)
 def _fold(char: str) -> str:
     """One character as compared: quotes and dashes made plain, accents dropped (an uncased
     WordPiece tokenizer strips them), case folded."""
@@ -294,6 +310,7 @@ def _byte_decoder() -> dict[str, int]:
     return {**{chr(b): b for b in kept}, **{chr(256 + n): b for n, b in enumerate(shifted)}}
 
 
+@lru_cache(maxsize=2**16)
 def _as_bytes(token: str, byte_level: bool) -> bytes | None:
     """The bytes a token stands for: a byte-fallback token, or a byte-level token of a byte-level
     file (markers and unknown words are never bytes); None for a token given as text."""
@@ -327,6 +344,12 @@ def _byte_group(tokens: Sequence[str], k: int, byte_level: bool) -> tuple[int, s
                          f"even with the {MAX_BYTE_GROUP - 1} tokens after it")
 
 
+@lru_cache(maxsize=2**14)
+def _is_punct(char: str) -> bool:
+    """Whether a character is punctuation (a model may drop it, and an unknown word may end at it)."""
+    return unicodedata.category(char).startswith("P")
+
+
 State = tuple[int, int]  # (units used, characters of the text passed)
 DROP, BARE = -1, -2  # edge labels: punctuation passed over; a unit of no text
 
@@ -338,9 +361,9 @@ class _Search:
     def __init__(self, text: str, tokens: Sequence[str], units: Sequence[_Unit], region_of: Sequence[int],
                  labels: Sequence[str]) -> None:
         self.text, self.tokens, self.units, self.region_of, self.labels = text, tokens, units, region_of, labels
-        self.end = region_of[max(k for k, c in enumerate(text) if not c.isspace())]  # the last character's region
+        self.end = region_of[len(text.rstrip()) - 1]  # the region of the last character
         self.folded = _folded(text)
-        self.punct = [unicodedata.category(c).startswith("P") for c in text]
+        self.punct = [_is_punct(c) for c in text]
         size = len(text)
         self.next_char = [size] * (size + 1)  # the first non-space position at or after each one
         for k in reversed(range(size)):

@@ -177,22 +177,31 @@ def folder_of(folder: Path) -> Path:
     return path
 
 
+def latin1(folder: Path) -> Path:
+    """A file saved as Latin-1, not UTF-8 ("café")."""
+    path = folder / "latin.tsv"
+    path.write_bytes(HEADER.encode() + b"1\t1\tcaf\xe9\t0\n")
+    return path
+
+
 BAD_FILES = {
     "wrong columns": (write_text("sentence\ttoken\tsurprisal\n1\tThe\t0\n"), "header must be the columns"),
     "a column misnamed": (write_text("sentence_id\ttoken_id\tword\tsurprisal\n"), "its column 3 is not token"),
     "a row of three cells": (write_text(HEADER + "1\t1\tThe\n"), ":2: 3 cells, but a row has 4"),
-    "non-numeric surprisal": (write_text(HEADER + "1\t1\tThe\t0\n1\t2\tdog\tlots\n"), ":3: the surprisal is not a number"),
+    "non-numeric surprisal": (write_text(HEADER + "1\t1\tThe\t0\n1\t2\tdog\tlots\n"),
+                              ":3: the surprisal is not a number"),
     "infinite surprisal": (write_text(HEADER + "1\t1\tThe\t1e999\n"), ":2: the surprisal is not a finite number"),
-    "negative surprisal": (write_text(HEADER + "1\t1\tThe\t0\n1\t2\tdog\t-0.5\n"), ":3: the surprisal is negative (-0.5)"),
-    "token ids out of order": (write_text(HEADER + "1\t1\tThe\t0\n1\t3\tdog\t1\n"), ":3: sentence 1, token 3 is out of order"),
+    "negative surprisal": (write_text(HEADER + "1\t1\tThe\t0\n1\t2\tdog\t-0.5\n"),
+                           ":3: the surprisal is negative (-0.5)"),
+    "token ids out of order": (write_text(HEADER + "1\t1\tThe\t0\n1\t3\tdog\t1\n"),
+                               ":3: sentence 1, token 3 is out of order"),
     "sentence ids out of order": (write_text(HEADER + "2\t1\tThe\t0\n"), ":2: sentence 2, token 1 is out of order"),
     "a non-numeric id": (write_text(HEADER + "one\t1\tThe\t0\n"), ":2: sentence_id must be a whole number"),
     "too many sentences": (write_text(HEADER + "1\t1\tThe\t0\n1\t2\tdog\t1\n1\t3\tbarks\t2\n2\t1\tThe\t0\n"),
                            "holds 2 sentences, but the suite 'hand' has 1"),
     "empty": (write_text(""), "the file is empty"),
     "header only": (write_text(HEADER), "no token rows"),
-    "not UTF-8": (lambda folder: (folder / "latin.tsv").write_bytes(HEADER.encode() + b"1\t1\tcaf\xe9\t0\n")
-                  and folder / "latin.tsv", "latin.tsv:2: not UTF-8 text"),
+    "not UTF-8": (latin1, "latin.tsv:2: not UTF-8 text"),
     "a 2 GB file": (sparse, f"larger than {SURPRISAL_FILE.cap // 2**20} MiB"),
     "a FIFO": (fifo, "named pipe (FIFO)"),
     "a folder": (folder_of, "it is a folder"),
