@@ -89,5 +89,5 @@ def report(evaluation: FileEvaluation) -> str:
 
 def _table(frame: pd.DataFrame) -> str:
     """A table as text, values rounded (and -0, which a `<eos>` of "-0.000000" bits gives, shown as 0)."""
-    numbers = frame.select_dtypes("number").columns
+    numbers = frame.select_dtypes("floating").columns
     return frame.assign(**{c: frame[c].round(DIGITS) + 0.0 for c in numbers}).to_string(index=False)
