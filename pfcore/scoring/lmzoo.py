@@ -4,8 +4,8 @@ A file is tab-separated with the header `sentence_id, token_id, token, surprisal
 as the model tokenized the sentence, surprisal in bits, sentences and tokens numbered from 1 in order
 (what `lm-zoo get-surprisals` writes and syntaxgym-core reads). No tokenizer is known, so each token
 is read for the text it stands for: subword markers dropped (GPT-2's byte-level "Ġ" decoded,
-SentencePiece "▁", WordPiece "##", "</w>" and "@@"), case and typographic quotes and dashes ignored,
-PTB and Moses escapes ("-LRB-", "&apos;") undone. An unknown-word token (`<unk>`, `[UNK]`, `UNK-LC`)
+SentencePiece "▁", WordPiece "##", "</w>" and "@@"), case, accents and typographic quotes and dashes
+ignored, PTB and Moses escapes ("-LRB-", "&apos;", "@-@") undone. An unknown-word token (`<unk>`, `[UNK]`, `UNK-LC`)
 stands for one or more words; a marker (`<eos>`, `</s>`, `<|endoftext|>`, `[CLS]`) and a lone
 space marker stand for no text; punctuation the model dropped is passed over. A token belongs to the
 region holding its first character (pfcore.scoring.align's rule); a token of no text to the region of
@@ -40,7 +40,8 @@ WORD_PREFIXES = ("▁", "Ġ", "##")
 WORD_SUFFIXES = ("</w>", "@@")
 ESCAPES = (("-LRB-", "("), ("-RRB-", ")"), ("-LSB-", "["), ("-RSB-", "]"), ("-LCB-", "{"), ("-RCB-", "}"),
            ("``", '"'), ("''", '"'), ("&apos;", "'"), ("&quot;", '"'), ("&amp;", "&"), ("&lt;", "<"),
-           ("&gt;", ">"), ("&#91;", "["), ("&#93;", "]"), ("&#124;", "|"))
+           ("&gt;", ">"), ("&#91;", "["), ("&#93;", "]"), ("&#124;", "|"),
+           ("@-@", "-"), ("@,@", ","), ("@.@", "."))  # Moses' aggressive dash splits, WikiText's number marks
 FOLDS = str.maketrans({"‘": "'", "’": "'", "‚": "'", "‛": "'", "′": "'", "`": "'", "“": '"', "”": '"',
                        "„": '"', "‟": '"', "″": '"', "«": '"', "»": '"', "–": "-", "—": "-", "‒": "-",
                        "−": "-", "‐": "-", "‑": "-"})

@@ -120,6 +120,14 @@ def test_dropped_punctuation_escapes_and_typographic_quotes(tmp_path: Path) -> N
     assert values(result) == pytest.approx([6.0, 4.0])
 
 
+def test_moses_dash_splits_and_number_marks(tmp_path: Path) -> None:
+    """Transformer-XL's Moses tokens: "well-known" as well @-@ known, "3.5" as 3 @.@ 5."""
+    rows = [("A", 0.0), ("well", 1.0), ("@-@", 2.0), ("known", 3.0), ("dog", 1.0), ("weighs", 1.0), ("3", 4.0),
+            ("@.@", 1.0), ("5", 2.0), ("kg.", 1.0)]
+    result = evaluate(tmp_path, [["A well-known dog", "weighs", "3.5 kg."]], [rows])
+    assert values(result) == pytest.approx([7.0, 1.0, 8.0])
+
+
 def test_first_token_of_zero_counts_and_several_metrics(tmp_path: Path) -> None:
     """The first token's 0 bits count in its region's metrics, as in syntaxgym-core; "all" gives all six."""
     rows = [("The", 0.0), ("dog", 6.0), ("barks", 3.0), ("loudly.", 2.0)]
