@@ -1,5 +1,6 @@
 """Stimuli: your own sentences (a CSV), SyntaxGym's long CSV or a SyntaxGym suite, scored per word and
-per region with the model in the sidebar; SyntaxGym's predictions and the long tables to download."""
+per region with the model in the sidebar, or a suite's token surprisals from a file made elsewhere;
+SyntaxGym's predictions and the long tables to download."""
 import streamlit as st
 
 from pfcore.deployment import deployment
@@ -11,14 +12,23 @@ from pfcore.ui.errors import shown_errors
 from pfcore.ui.model import scorer
 from pfcore.ui.page import start_page
 from pfcore.ui.progress import progress_callback
-from pfcore.views.stimuli import analyse_stimuli, read_stimuli_file, stimuli_from_upload, word_bars
+from pfcore.views.stimuli import (
+    analyse_stimuli,
+    analyse_surprisal_upload,
+    read_stimuli_file,
+    stimuli_from_upload,
+    word_bars,
+)
 
 INTRO = """Score your own stimuli per **word** and per **region**. Give a CSV with a `sentence` column
 (other columns, such as item and condition, are carried through), SyntaxGym's long CSV
 (`item_number, condition_name, region_number, region_name, content`), or a SyntaxGym suite JSON,
 whose predictions are evaluated too. A word's surprisal is in bits; with the beginning-of-word
 correction (the default) it is the probability of the word itself, not only of its tokens
-(defined in the glossary below). The first word of a sentence has no context and is not scored."""
+(defined in the glossary below). The first word of a sentence has no context and is not scored.
+For a SyntaxGym suite you may instead upload the token surprisals of a model run elsewhere, in
+lm-zoo's format (`sentence_id, token_id, token, surprisal` in bits, one row per token of the
+sentences `pfcore syntaxgym sentences` writes): no model is needed then."""
 WORDS = ("surprisal", "bit", "token", "word-correction", "bos")
 
 choice = start_page("Stimuli", INTRO, terms=WORDS)
@@ -39,17 +49,28 @@ with shown_errors():
         st.info(f"Scoring the uploaded file **{upload.name}**; the path typed (`{path.strip()}`) is not read. "
                 "Remove the upload to score the file at that path.")
     stimuli = stimuli_from_upload(upload.name, upload.getvalue()) if upload else read_stimuli_file(path.strip())
-    if choice is None:
-        st.info("Load a model in the sidebar to score these stimuli.")
+    surprisals = st.file_uploader("...and, instead of the sidebar's model, its token surprisals from a model run "
+                                  "elsewhere (lm-zoo's format)", type=["tsv", "txt"], key="stimuli_surprisals") \
+        if stimuli.suite is not None else None
+    if surprisals is not None:
+        result = analyse_surprisal_upload(stimuli, surprisals.name, surprisals.getvalue())
+        source = f"surprisals from {surprisals.name}"
+        st.caption(f"{len(stimuli.texts):,} sentences; {result.source}. Each region holds its tokens' surprisals "
+                   "(bits) as the file gives them; the correction toggle does not apply.")
+    elif choice is None:
+        st.info("Load a model in the sidebar to score these stimuli, or upload their token surprisals."
+                if stimuli.suite is not None else "Load a model in the sidebar to score these stimuli.")
         st.stop()
-    result = analyse_stimuli(stimuli, scorer(choice.spec), choice.spec, corrected=corrected,
-                             progress=progress_callback(f"Scoring with {choice.spec.label}"))
+    else:
+        result = analyse_stimuli(stimuli, scorer(choice.spec), choice.spec, corrected=corrected,
+                                 progress=progress_callback(f"Scoring with {choice.spec.label}"))
+        source = choice.spec.label
+        st.caption(f"{len(stimuli.texts):,} sentences scored by {source}.")
     name = slug(stimuli.suite.name if stimuli.suite else stimuli.label.rsplit("/", 1)[-1])
-    st.caption(f"{len(stimuli.texts):,} sentences scored by {choice.spec.label}.")
     if result.by_condition is not None and result.regions is not None:
         st.subheader("Surprisal by region and condition")
         chart(region_bars_figure(result.by_condition, title=f"{name}: surprisal by region and condition, "
-                                 f"{choice.spec.label}"), f"{name}_regions.html", key="stimuli_regions_chart")
+                                 f"{source}"), f"{name}_regions.html", key="stimuli_regions_chart")
         unscored = unscored_regions(result.by_condition)
         if unscored:
             st.caption(f"Not drawn: region {', '.join(unscored)}, which has no scored word (a sentence's first "
@@ -67,8 +88,9 @@ with shown_errors():
         picked = st.multiselect("Per-word surprisal of", sentences, default=sentences[:2], key="stimuli_sentences")
         if picked:
             chart(token_bars_figure(word_bars(result.words, picked), "sentence",
-                                    title=f"{name}: per-word surprisal, {choice.spec.label}"),
+                                    title=f"{name}: per-word surprisal, {source}"),
                   f"{name}_words.html", key="stimuli_words_chart")
-    st.subheader("Words")
+    what = "tokens" if result.source else "words"
+    st.subheader(what.capitalize())
     st.dataframe(result.words, hide_index=True)
-    download_csv(result.words, f"{name}_words.csv", "Download the words (CSV)")
+    download_csv(result.words, f"{name}_{what}.csv", f"Download the {what} (CSV)")

@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "probe": ("pfcore.cli.probe", "the balanced verdict on one sentence with a construction"),
     "items": ("pfcore.cli.items", "generate or check item files (semantic, syntax, affinity)"),
     "run": ("pfcore.cli.run", "run a test suite on a model"),
+    "syntaxgym": ("pfcore.cli.syntaxgym", "a SyntaxGym suite's sentences; the suite evaluated from surprisals"),
     "trajectory": ("pfcore.cli.run", "run suites over a model's checkpoints"),
     "sweep": ("pfcore.cli.sweep", "run a sweep plan (models x checkpoints x suites) on Ray"),
     "results": ("pfcore.cli.analyze", "import or fetch the published per-checkpoint results"),

@@ -88,13 +88,21 @@ class Item:
 
 @dataclass(frozen=True)
 class GymSuite:
-    """A SyntaxGym suite: its metric, region names, prediction formulas and items."""
+    """A SyntaxGym suite: its metric (the one its predictions read), region names, prediction
+    formulas and items; `metrics` are every metric the file asks for ("all" or a list in meta.metric;
+    the metric alone when empty)."""
 
     name: str
     metric: str
     region_names: dict[int, str] = field(hash=False)
     predictions: tuple[Formula, ...]
     items: tuple[Item, ...]
+    metrics: tuple[str, ...] = ()
+
+    @property
+    def all_metrics(self) -> tuple[str, ...]:
+        """Every metric the suite's file asks for, in the order it gives them."""
+        return self.metrics or (self.metric,)
 
     @property
     def conditions(self) -> tuple[str, ...]:
@@ -130,10 +138,10 @@ def build_condition(name: str, regions: Iterable[tuple[int, str]]) -> Condition:
 
 
 def build_suite(label: str, name: str, metric: str, region_names: dict[int, str],
-                formulas: list[str], items: list[RawItem]) -> GymSuite:
+                formulas: list[str], items: list[RawItem], metrics: tuple[str, ...] = ()) -> GymSuite:
     """A checked GymSuite; `label` names the suite (and file) in every InputError."""
-    if metric not in METRICS:
-        raise InputError(f"{label}: unknown metric (choose from {', '.join(METRICS)})")
+    if metric not in METRICS or not set(metrics) <= set(METRICS):
+        raise InputError(f"{label}: unknown metric (choose from {', '.join(METRICS)}, all, or a list of them)")
     if not items:
         raise InputError(f"{label}: the suite has no items")
     predictions = tuple(_parse_prediction(label, index, text)
@@ -144,7 +152,7 @@ def build_suite(label: str, name: str, metric: str, region_names: dict[int, str]
     for item in built:
         _check_predictions(label, item, predictions, region_names, all_conditions)
         _check_conditions(label, item, all_conditions)
-    return GymSuite(name, metric, region_names, predictions, built)
+    return GymSuite(name, metric, region_names, predictions, built, metrics)
 
 
 def _parse_prediction(label: str, index: int, text: str) -> Formula:
@@ -228,6 +236,12 @@ def _listing(values: Iterable[Any]) -> str:
 
 def read_suite(path: str | Path) -> GymSuite:
     """A SyntaxGym JSON suite, checked; InputError naming suite, item and formula otherwise."""
+    return read_suite_json(path)[0]
+
+
+def read_suite_json(path: str | Path) -> tuple[GymSuite, dict[str, Any]]:
+    """A SyntaxGym JSON suite, checked, with the JSON object it was read from (for writing the suite
+    back with values added, as syntaxgym-core's output files are)."""
     path = Path(path)
     data = _load_json(path)
     if not isinstance(data, dict):
@@ -238,13 +252,28 @@ def read_suite(path: str | Path) -> GymSuite:
     if missing:
         raise InputError(f"{label}: the suite lacks {', '.join(map(repr, missing))}")
     meta = _typed(data, "meta", dict, label)
-    metric = _typed(meta, "metric", str, f"{label}, meta") if "metric" in meta else "sum"
+    metric, metrics = _metrics(meta.get("metric", "sum"), label)
     region_names = _region_meta(_typed(data, "region_meta", dict, label), label)
     formulas = [_formula_text(p, index, label) for index, p in
                 enumerate(_typed(data, "predictions", list, label), start=1)]
     items = [_raw_item(raw, index, label) for index, raw in
              enumerate(_typed(data, "items", list, label), start=1)]
-    return build_suite(label, name, metric, region_names, formulas, items)
+    return build_suite(label, name, metric, region_names, formulas, items, metrics), data
+
+
+def _metrics(raw: Any, label: str) -> tuple[str, tuple[str, ...]]:
+    """(the metric predictions read, every metric asked for) from meta.metric: one name, "all" or a
+    list of names, as syntaxgym-core reads it; with several, predictions read the sum (as syntaxgym-core's
+    do) or, without it, the first."""
+    if raw == "all":
+        return "sum", METRICS
+    if isinstance(raw, str):
+        return raw, ()
+    if not isinstance(raw, list) or not raw or not all(isinstance(m, str) for m in raw):
+        raise InputError(f"{label}, meta: 'metric' must be a metric's name, \"all\" or a list of names, "
+                         f"not {type_name(raw, json=True)}")
+    names = tuple(dict.fromkeys(raw))
+    return ("sum" if "sum" in names else names[0]), names
 
 
 def _suite_name(data: dict[str, Any], path: Path) -> str:
@@ -299,15 +328,33 @@ def _as_number(text: str) -> int | None:
     return int(text) if text.isdecimal() and len(text) <= 9 else None
 
 
+RELATIONS = {"greaterthan": ">", "lessthan": "<"}  # SyntaxGym's first (v1) predictions: one region compared
+
+
 def _formula_text(prediction: Any, index: int, label: str) -> str:
-    """The formula text of one prediction; only SyntaxGym's "formula" type exists."""
+    """The formula text of one prediction: the type "formula", or a v1 `relation` prediction
+    ({"relation": "greaterthan", "region_number": 3, "l_operand": "that", "r_operand": "what"} is
+    "(3;%that%) > (3;%what%)")."""
     where = f"{label}, prediction {index}"
     if not isinstance(prediction, dict):
         raise InputError(f"{where}: must be an object, not {type_name(prediction, json=True)}")
+    if "type" not in prediction and "relation" in prediction:
+        return _relation_text(prediction, where)
     if prediction.get("type") != "formula":
-        raise InputError(f"{where}: unknown prediction type (only the type 'formula' is known)")
+        raise InputError(f"{where}: unknown prediction type (known: the type 'formula', and v1 predictions "
+                         f"with a 'relation' of {' or '.join(RELATIONS)})")
     text: str = _typed(prediction, "formula", str, where)
     return text
+
+
+def _relation_text(prediction: dict[str, Any], where: str) -> str:
+    """A v1 relation prediction as the formula it stands for."""
+    relation = _typed(prediction, "relation", str, where)
+    if relation not in RELATIONS:
+        raise InputError(f"{where}: unknown relation (known: {', '.join(RELATIONS)})")
+    number = _typed(prediction, "region_number", int, where)
+    left, right = (_typed(prediction, key, str, where) for key in ("l_operand", "r_operand"))
+    return f"({number};%{left}%) {RELATIONS[relation]} ({number};%{right}%)"
 
 
 def _raw_item(raw: Any, index: int, label: str) -> RawItem:

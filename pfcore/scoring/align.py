@@ -6,6 +6,7 @@ token of whitespace only (GPT-2's "Ġ" before "2024", a newline) goes with the t
 """
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Sequence
 
@@ -15,8 +16,18 @@ from pfcore.errors import InputError
 
 Span = tuple[int, int]
 
+
+def _sum(values: np.ndarray) -> float:
+    """The correctly rounded sum, the same in any order and with a 0 added or not (so a region holding
+    an unscored first token of 0 bits sums as one without it); numpy's where that sum overflows."""
+    try:
+        return math.fsum(values)
+    except (OverflowError, ValueError):  # a sum past the largest float, or inf - inf
+        return float(np.sum(values))
+
+
 REDUCERS: dict[str, Callable[[np.ndarray], float]] = {
-    "sum": lambda v: float(np.sum(v)),
+    "sum": _sum,
     "mean": lambda v: float(np.mean(v)),
     "median": lambda v: float(np.median(v)),
     "range": lambda v: float(np.max(v) - np.min(v)),
@@ -34,8 +45,8 @@ def word_spans(text: str) -> list[Span]:
 
 def owners(text: str, token_offsets: Sequence[Span], spans: Sequence[Span]) -> list[int | None]:
     """For each token, the index of the span holding its first non-space character, or None."""
-    span_of_char = _span_of_char(len(text), spans)
-    return [_owner(text, start, end, span_of_char) for start, end in token_offsets]
+    table = span_of_char(len(text), spans)
+    return [_owner(text, start, end, table) for start, end in token_offsets]
 
 
 def attached_owners(text: str, token_offsets: Sequence[Span], spans: Sequence[Span]) -> list[int | None]:
@@ -53,7 +64,7 @@ def attached_owners(text: str, token_offsets: Sequence[Span], spans: Sequence[Sp
     return found
 
 
-def _span_of_char(length: int, spans: Sequence[Span]) -> list[int | None]:
+def span_of_char(length: int, spans: Sequence[Span]) -> list[int | None]:
     """For each character of the text, the index of the first span that covers it."""
     table: list[int | None] = [None] * length
     for index, (start, end) in enumerate(spans):

@@ -3,13 +3,17 @@ whole, its token surprisals (bits) are aggregated per region with the suite's me
 syntaxgym-core does (uncorrected, first token unscored without BOS), or, with `corrected` (the
 default, for causal models), the metric runs over the region's words with the beginning-of-word
 correction; each item's prediction formulas are evaluated on those region values. Masked models
-give PLL token scores instead."""
+give PLL token scores instead. A suite is also evaluated from a file of token surprisals made
+elsewhere (lm-zoo's format: `evaluate_surprisals`), and written back with a value per region as
+syntaxgym-core writes it (`evaluated_json`)."""
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -19,6 +23,7 @@ from pfcore.items.formula import Formula, parse_formula
 from pfcore.items.syntaxgym import Condition, GymSuite, read_suite
 from pfcore.names import SuiteName
 from pfcore.scoring.align import aggregate, attached_owners, owners
+from pfcore.scoring.lmzoo import AlignmentError, SurprisalFile, align_tokens
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import Reduction, Request, RequestScorer, TokenScores
 from pfcore.scoring.words import ScoredText, ScoreFn, score_texts
@@ -28,6 +33,9 @@ SOURCE = "https://github.com/cpllab/syntactic-generalization (test_suites/json)"
 ROW_COLUMNS = ("suite", "item_number", "condition_name", "region_number", "region_name", "content",
                "surprisal_bits", "n_tokens")
 PREDICTIONS = "predictions"  # rows.attrs key: suite name -> its formulas' text (small: pandas copies attrs)
+TOKEN_COLUMNS = ("sentence_id", "item_number", "condition_name", "token_id", "token", "surprisal_bits",
+                 "region_number")
+SUMMARY_COLUMNS = ("construction", "filter", "formula", "accuracy", "ci_low", "ci_high", "n")
 
 
 @dataclass(frozen=True)
@@ -61,6 +69,17 @@ def load_suites(path: str | Path | None, limit: int | None = None) -> tuple[GymS
 def condition_requests(suite: GymSuite) -> list[Request]:
     """One whole-sentence request per item and condition, in item then condition order."""
     return [Request("", c.sentence) for item in suite.items for c in item.conditions]
+
+
+def suite_sentences(suite: GymSuite) -> list[str]:
+    """Every condition's sentence in `condition_requests` order (syntaxgym-core's `get_sentences`),
+    for a file of one sentence a line; InputError for a sentence holding a line break."""
+    for item in suite.items:
+        for place, condition in enumerate(item.conditions, start=1):
+            if condition.sentence.splitlines() != [condition.sentence]:
+                raise InputError(f"{suite.name}, item {item.number}, condition {place}: the sentence holds a line "
+                                 "break, so it cannot be written one sentence a line")
+    return [r.text for r in condition_requests(suite)]
 
 
 def region_values(condition: Condition, scored: ScoredText, metric: str,
@@ -106,6 +125,8 @@ def decisions(rows: pd.DataFrame, predictions: Mapping[str, Sequence[Formula]]) 
 
 def summarize(decided: pd.DataFrame) -> pd.DataFrame:
     """Accuracy with a 95% Wilson interval per suite (construction) and prediction (filter)."""
+    if decided.empty:
+        return pd.DataFrame(columns=list(SUMMARY_COLUMNS))
     out = []
     for (suite, prediction), part in decided.groupby(["suite", "prediction"], sort=False):
         acc = accuracy(part["correct"].to_numpy())
@@ -126,6 +147,73 @@ def score_suites(suites: Sequence[GymSuite], scorer: RequestScorer,
                       for s, part in zip(suites, requests)], ignore_index=True)
     rows.attrs[PREDICTIONS] = {s.name: tuple(f.source for f in s.predictions) for s in suites}
     return rows
+
+
+@dataclass(frozen=True)
+class FileEvaluation:
+    """A suite evaluated from a surprisal file: one row per item, condition and region (ROW_COLUMNS,
+    `surprisal_bits` the metric the predictions read, then a column of each metric the suite asks
+    for), each token with the region it was aligned to, the decisions and their summary."""
+
+    suite: GymSuite
+    source: SurprisalFile
+    rows: pd.DataFrame
+    tokens: pd.DataFrame
+    decisions: pd.DataFrame
+    summary: pd.DataFrame
+
+
+def evaluate_surprisals(suite: GymSuite, surprisals: SurprisalFile) -> FileEvaluation:
+    """Align each sentence's tokens to its regions, aggregate their surprisals (bits) with every
+    metric of the suite, as syntaxgym-core does (each token counted, the first and `<eos>` too),
+    and evaluate the predictions; InputError naming the sentence, item, condition and region where
+    the file does not fit the suite. Sentences follow `condition_requests(suite)`."""
+    places = [(item, place, c) for item in suite.items for place, c in enumerate(item.conditions, start=1)]
+    if len(places) != len(surprisals.sentences):
+        raise InputError(f"{surprisals.label} holds {len(surprisals.sentences):,} sentences, but the suite "
+                         f"{suite.name!r} has {len(places):,} (one per item and condition, in the order "
+                         "`pfcore syntaxgym sentences` writes them)")
+    metrics = tuple(dict.fromkeys((*suite.all_metrics, suite.metric)))
+    rows: list[tuple[Any, ...]] = []
+    tokens: list[tuple[Any, ...]] = []
+    byte_level = surprisals.byte_level
+    for (item, place, condition), sentence in zip(places, surprisals.sentences):
+        labels = [f"region {r.number} ({suite.region_names[r.number]})" for r in condition.regions]
+        try:
+            where = align_tokens(condition.sentence, sentence.tokens, condition.spans, labels, byte_level=byte_level)
+        except AlignmentError as exc:
+            raise InputError(f"{surprisals.label}:{sentence.line}: sentence {sentence.number} (item {item.number}, "
+                             f"condition {place} {condition.name!r}), {exc}") from None
+        n = len(condition.regions)
+        values = {m: aggregate(sentence.bits, where, n, m) for m in metrics}
+        counts = aggregate([1.0] * len(where), where, n, "sum")
+        for k, region in enumerate(condition.regions):
+            rows.append((suite.name, item.number, condition.name, region.number, suite.region_names[region.number],
+                         region.content, values[suite.metric][k], int(counts[k]),
+                         *(values[m][k] for m in suite.all_metrics)))
+        tokens += [(sentence.number, item.number, condition.name, k + 1, token, bits, condition.regions[r].number)
+                   for k, (token, bits, r) in enumerate(zip(sentence.tokens, sentence.bits, where))]
+    table = pd.DataFrame(rows, columns=[*ROW_COLUMNS, *suite.all_metrics])
+    decided = decisions(table, {suite.name: suite.predictions})
+    return FileEvaluation(suite, surprisals, table, pd.DataFrame(tokens, columns=list(TOKEN_COLUMNS)), decided,
+                          summarize(decided))
+
+
+def evaluated_json(data: Mapping[str, Any], evaluation: FileEvaluation, model: str | None = None) -> dict[str, Any]:
+    """The suite's JSON object (as read) with a `metric_value` per region, {metric: value (bits)}
+    for each metric it asks for (null for no value), laid out as syntaxgym-core's output files;
+    `model` goes into meta.model where given, as syntaxgym-core records it."""
+    out = copy.deepcopy(dict(data))
+    if model:
+        out["meta"]["model"] = model
+    metrics = evaluation.suite.all_metrics
+    values = iter(evaluation.rows[list(metrics)].itertuples(index=False))
+    for item in out["items"]:
+        for condition in item["conditions"]:
+            for region in condition["regions"]:
+                region["metric_value"] = {m: (None if math.isnan(v) else float(v))
+                                          for m, v in zip(metrics, next(values))}
+    return out
 
 
 class SyntaxGymSuite(Suite[GymItems]):

@@ -1,7 +1,8 @@
 """Stimuli files scored as words and regions: the long table (one row per word or region, every
 input column carried through, both surprisal values, ready for R or pandas), and for SyntaxGym
 suites the per-region surprisal by condition (mean over items, 95% interval) and the accuracy of
-each prediction. The `score --file` command and the Stimuli page both read files through here."""
+each prediction, from the sidebar's model or from a file of token surprisals made elsewhere (lm-zoo's
+format). The `score --file` command and the Stimuli page both read files through here."""
 from __future__ import annotations
 
 import math
@@ -20,6 +21,7 @@ from pfcore.intervals import mean_interval
 from pfcore.items.syntaxgym import GymSuite, read_stimuli, stimuli_kind
 from pfcore.models.spec import ModelSpec
 from pfcore.scoring.align import Span, aggregate, owners
+from pfcore.scoring.lmzoo import SURPRISAL_FILE, read_surprisals
 from pfcore.scoring.requests import Progress, Request, RequestError, RequestScorer
 from pfcore.scoring.words import ScoredText, ScoreFn, Word, plain_score, score_texts
 from pfcore.store.cache import ScoreCache, through_cache
@@ -64,6 +66,7 @@ class StimuliResult:
     regions: pd.DataFrame | None
     by_condition: pd.DataFrame | None
     accuracy: pd.DataFrame | None
+    source: str | None = None  # where the numbers come from when not the sidebar's model: a surprisal file
 
 
 def read_stimuli_file(path: str | Path) -> Stimuli:
@@ -107,6 +110,29 @@ def stimuli_from_upload(name: str, data: bytes) -> Stimuli:
             raise InputError(str(exc).replace(f"{folder}/", "")) from None
     texts = tuple(Text(t.sentence, t.columns, t.regions, t.where.replace(f"{folder}/", "")) for t in stimuli.texts)
     return Stimuli(path.name, texts, stimuli.suite)
+
+
+def analyse_surprisal_upload(stimuli: Stimuli, name: str, data: bytes) -> StimuliResult:
+    """What the Stimuli page shows for a suite whose token surprisals come from an uploaded lm-zoo
+    file (refused unwritten when larger than a surprisal file, or in public mode an upload, may be):
+    `words` holds each token with its region, `source` names the file and its sha256."""
+    if stimuli.suite is None:
+        raise InputError(f"{stimuli.label} is a plain stimuli CSV; a surprisal file goes with a SyntaxGym suite "
+                         "(a suite JSON or SyntaxGym's long CSV)")
+    deployment().check_upload(len(data))
+    shown = Path(name).name
+    if len(data) > SURPRISAL_FILE.cap:
+        raise too_large(Path(shown), SURPRISAL_FILE)
+    with tempfile.TemporaryDirectory() as folder:
+        path = write_atomic(Path(folder) / shown, data, "the uploaded file")
+        try:
+            surprisals = read_surprisals(path, label=shown)
+        except InputError as exc:
+            raise InputError(str(exc).replace(f"{folder}/", "")) from None
+    evaluation = syntaxgym.evaluate_surprisals(stimuli.suite, surprisals)
+    return StimuliResult(evaluation.tokens, evaluation.rows, region_means(evaluation.rows),
+                         evaluation.summary if stimuli.suite.predictions else None,
+                         f"surprisals read from a file, {shown} (sha256 {surprisals.sha256})")
 
 
 def score_stimuli(stimuli: Stimuli, scorer: RequestScorer, score: ScoreFn = plain_score,

@@ -1,12 +1,16 @@
 """AppTests of the Stimuli page on the tiny GPT-2: a SyntaxGym suite (regions by condition,
-predictions, downloads), a plain stimuli CSV (per-word bars), the correction toggle, bad files."""
+predictions, downloads), a plain stimuli CSV (per-word bars), the correction toggle, bad files; an
+uploaded suite with an uploaded surprisal file (numbers from the file, said so)."""
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
-from tests.app_helpers import no_errors, page, texts
+from tests.app_helpers import frame_with, no_errors, page, texts
+from tests.unit.test_lmzoo import gym_suite, lmzoo_file
 from tests.unit.test_syntaxgym_suite import suite_data, write_suite
 
 PAGE = "pages/6_Stimuli.py"
@@ -65,3 +69,41 @@ def test_no_file_and_bad_file(tiny_gpt2: Path, tmp_path: Path, cache_dir: Path) 
     at.text_input(key="stimuli_path").input(str(path)).run()
     assert not at.exception
     assert any("no 'sentence' column" in e for e in texts(at.error))
+
+
+def test_uploaded_suite_with_its_surprisal_file(tiny_gpt2: Path, tmp_path: Path, cache_dir: Path) -> None:
+    """An uploaded suite and an uploaded lm-zoo file: the region chart, the predictions and the tables come
+    from the file (region 2 holds 3 bits in condition a, 5 in b, as the file gives them), and the page says
+    so with the file's name and sha256, naming no model."""
+    suite = gym_suite(tmp_path, [["The dog", "barks"], ["The dog", "bark"]], formulas=["(2;%a%) < (2;%b%)"])
+    rows = [[("The", 0.0), ("Ġdog", 1.0), ("Ġbar", 2.0), ("ks", 1.0)], [("The", 0.0), ("Ġdog", 1.0), ("Ġbark", 5.0)]]
+    data = lmzoo_file(tmp_path, rows).read_bytes()
+    at = page(PAGE, tiny_gpt2)
+    at.run()
+    at.file_uploader(key="stimuli_upload").set_value(("hand.json", suite.read_bytes(), "application/json")).run()
+    at.file_uploader(key="stimuli_surprisals").set_value(("scores.tsv", data, "text/tab-separated-values")).run()
+    no_errors(at)
+    captions = " ".join(texts(at.main.caption))
+    assert f"surprisals read from a file, scores.tsv (sha256 {hashlib.sha256(data).hexdigest()})" in captions
+    assert "scored by" not in captions and str(tiny_gpt2) not in captions
+    assert len(at.get("plotly_chart")) == 1
+    predictions, regions = frame_with(at, "accuracy"), frame_with(at, "region_name")
+    assert predictions["prediction"].tolist() == ["prediction 1: (2;%a%) < (2;%b%)"]
+    assert predictions["accuracy"].tolist() == [1.0] and predictions["n"].tolist() == [1]
+    assert regions["surprisal_bits"].tolist() == pytest.approx([1.0, 3.0, 1.0, 5.0])
+    tokens = frame_with(at, "token")
+    assert tokens["token"].tolist() == ["The", "Ġdog", "Ġbar", "ks", "The", "Ġdog", "Ġbark"]
+    assert "Download the tokens (CSV)" in [button.proto.label for button in at.get("download_button")]
+
+
+def test_a_surprisal_file_that_does_not_fit_is_one_error(tiny_gpt2: Path, tmp_path: Path, cache_dir: Path) -> None:
+    suite = gym_suite(tmp_path, [["The dog", "barks"]])
+    at = page(PAGE, tiny_gpt2)
+    at.run()
+    at.file_uploader(key="stimuli_upload").set_value(("hand.json", suite.read_bytes(), "application/json")).run()
+    bad = lmzoo_file(tmp_path, [[("The", 0.0), ("cat", 1.0), ("barks", 2.0)]]).read_bytes()
+    at.file_uploader(key="stimuli_surprisals").set_value(("scores.tsv", bad, "text/plain")).run()
+    assert not at.exception
+    errors = texts(at.error)
+    assert len(errors) == 1 and errors[0].startswith("scores.tsv:2: sentence 1 (item 1, condition 1 'a'), region 1")
+    assert "/tmp" not in errors[0]

@@ -140,6 +140,33 @@ def test_suite_name_falls_back_to_file_and_metric_to_sum(tmp_path: Path) -> None
     assert (suite.name, suite.metric) == ("fallback", "sum")
 
 
+@pytest.mark.parametrize("metric, read, every", [
+    ("all", "sum", ("sum", "mean", "median", "range", "max", "min")),
+    (["mean", "max"], "mean", ("mean", "max")),
+    (["max", "sum"], "sum", ("max", "sum")),
+    ("median", "median", ("median",)),
+])
+def test_metric_all_or_a_list(tmp_path: Path, metric: Any, read: str, every: tuple[str, ...]) -> None:
+    """syntaxgym-core's meta.metric: one name, "all" or a list; predictions read the sum where it is
+    asked for (as syntaxgym-core's do), else the first."""
+    data = suite_dict()
+    data["meta"]["metric"] = metric
+    suite = read_suite(write_json(tmp_path, data))
+    assert (suite.metric, suite.all_metrics) == (read, every)
+
+
+@pytest.mark.parametrize("relation, formula", [("greaterthan", "(2;%good%) > (2;%bad%)"),
+                                               ("lessthan", "(2;%good%) < (2;%bad%)")])
+def test_v1_relation_predictions_are_formulas(tmp_path: Path, relation: str, formula: str) -> None:
+    """SyntaxGym's first prediction form compares one region of two conditions."""
+    data = suite_dict()
+    data["predictions"] = [{"relation": relation, "region_number": 2, "l_operand": "good", "r_operand": "bad"}]
+    suite = read_suite(write_json(tmp_path, data))
+    assert [f.source for f in suite.predictions] == [formula]
+    assert suite.predictions[0] == read_suite(write_json(tmp_path, {**data, "predictions": [
+        {"type": "formula", "formula": formula}]})).predictions[0]
+
+
 def _set(path: list[Any], new: Any) -> Callable[[dict[str, Any]], None]:
     """A change that puts `new` at `path` inside the suite."""
     def change(data: dict[str, Any]) -> None:
@@ -191,6 +218,14 @@ BAD_SUITES = {
                                         "region_number"], 7),
                                   ["suite.json", "item 1", "condition 1", "region 7"]),
     "unknown metric": (_set(["meta", "metric"], "mode"), ["suite.json", "unknown metric"]),
+    "unknown metric in a list": (_set(["meta", "metric"], ["sum", "mode"]), ["suite.json", "unknown metric"]),
+    "metric of another type": (_set(["meta", "metric"], 3), ["suite.json", "'metric' must be", "not a whole number"]),
+    "unknown relation": (_set(["predictions", 0], {"relation": "equal", "region_number": 2, "l_operand": "good",
+                                                   "r_operand": "bad"}),
+                         ["suite.json", "prediction 1", "unknown relation"]),
+    "relation without its region": (_set(["predictions", 0], {"relation": "lessthan", "l_operand": "good",
+                                                              "r_operand": "bad"}),
+                                    ["suite.json", "prediction 1", "'region_number'"]),
     "no items": (_set(["items"], []), ["suite.json", "no items"]),
     "item number twice": (_set(["items", 1, "item_number"], 1),
                           ["suite.json", "item number 1", "twice"]),
