@@ -10,7 +10,8 @@ import os
 import socket
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -239,14 +240,32 @@ def _load_auto(spec: ModelSpec, source: str, local: bool,
     import transformers
 
     kwargs = _load_kwargs(spec, source, local)
-    config = transformers.AutoConfig.from_pretrained(source, **kwargs)
-    architecture.check(spec, " ".join(getattr(config, "architectures", None) or []))
-    tokenizer = transformers.AutoTokenizer.from_pretrained(source, **kwargs)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with library_notices_logged():
+        config = transformers.AutoConfig.from_pretrained(source, **kwargs)
+        architecture.check(spec, " ".join(getattr(config, "architectures", None) or []))
+        tokenizer = transformers.AutoTokenizer.from_pretrained(source, **kwargs)
         model = getattr(transformers, architecture.auto_class).from_pretrained(
             source, dtype=getattr(torch, spec.dtype), use_safetensors=True, **kwargs)
     return model, tokenizer
+
+
+@contextmanager
+def library_notices_logged() -> Iterator[None]:
+    """transformers' notices while it loads (a tokenizer's "default legacy behaviour", weights not
+    used, ...) go to pfcore's log at debug level, not to the user's terminal: pfcore says in its own
+    words what matters of a load."""
+    from transformers.utils import logging as hf_logging
+
+    level = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield
+    finally:
+        hf_logging.set_verbosity(level)
+    for notice in caught:
+        log.debug("transformers: %s", notice.message)
 
 
 def load_converted(folder: Path) -> tuple[Any, Any]:
@@ -288,6 +307,7 @@ def read_tokenizer(spec: ModelSpec, source: str, local: bool) -> PreTrainedToken
             return JsonTokenizer(Path(source))
         from transformers import AutoTokenizer
 
-        return AutoTokenizer.from_pretrained(source, **_load_kwargs(spec, source, local))
+        with library_notices_logged():
+            return AutoTokenizer.from_pretrained(source, **_load_kwargs(spec, source, local))
     except (Exception, MemoryError) as exc:  # noqa: BLE001 - any failure becomes one clear message
         raise ModelLoadError(_explain(spec, source, local, exc)) from exc
