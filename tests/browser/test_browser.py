@@ -335,16 +335,19 @@ def test_a_link_survives_page_changes_and_models_compare_side_by_side(
     # Enter picks the highlighted option: type until the entry is offered (a rerun that is still
     # drawing the sidebar on a busy machine empties the box)
     offered = page.get_by_role("option", name=f"Add: {tiny_gpt2}")
-    for _ in range(30):
+    picked = page.get_by_test_id("stSidebar").locator('[data-baseweb="tag"]', has_text=tiny_gpt2.name)
+    for _ in range(30):  # until the model is picked: the state the rest needs, however long the machine takes
         compare.fill(str(tiny_gpt2))
         try:
             expect(offered).to_be_visible(timeout=5000)
+            compare.press("Enter")
+            expect(picked).to_be_visible(timeout=10_000)
             break
         except AssertionError:
             settle(page)
-    compare.press("Enter")
     compare.press("Escape")  # close the options list before the screenshot
     settle(page)
+    expect(picked).to_be_visible(timeout=WAIT_MS)
     verdict = re.compile(re.escape(str(tiny_gpt2)) + r": (consistent|against|mixed)")
     expect(page.get_by_text(verdict).first).to_be_visible(timeout=WAIT_MS)
     expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=WAIT_MS)

@@ -100,8 +100,8 @@ def test_two_processes_write_at_once(tmp_path: Path) -> None:
     for p in procs:
         p.start()
     for p in procs:
-        p.join(60)
-    assert all(p.exitcode == 0 for p in procs)
+        p.join(600)  # two fresh interpreters import numpy and pfcore: minutes on a machine loaded 4x over
+    assert [p.exitcode for p in procs] == [0, 0], "a writer failed (1) or did not finish in time (None)"
     with ScoreCache(path) as cache:
         assert cache.count() == 400
 
