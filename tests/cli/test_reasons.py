@@ -65,8 +65,8 @@ def test_transformers_notices_stay_off_the_terminal(tmp_path: Path, cache_dir: P
     config = json.loads((folder / "tokenizer_config.json").read_text())
     config.pop("legacy", None)
     (folder / "tokenizer_config.json").write_text(json.dumps(config))
-    done = subprocess.run([sys.executable, "-m", "pfcore", "score", "--sentence", "the cat sat", "--model", str(folder)],
-                          cwd=REPO, env=os.environ.copy(), capture_output=True, text=True, timeout=300)
+    command = [sys.executable, "-m", "pfcore", "score", "--sentence", "the cat sat", "--model", str(folder)]
+    done = subprocess.run(command, cwd=REPO, env=os.environ.copy(), capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "legacy" not in done.stderr and done.stderr.strip() == "", done.stderr
     shutil.rmtree(folder)
