@@ -104,10 +104,11 @@ def implausible_note(results: pd.DataFrame, construction: Construction) -> str:
     values = 100 * final["value"]
     pythia = final[final["model"] == "EleutherAI/pythia-12b"]
     named = f"; Pythia-12b {percent(100 * float(pythia['value'].iloc[0]))}" if len(pythia) else ""
+    models = f"{len(final)} model{'' if len(final) == 1 else 's'}"
     return (f"The paper's tables give plausible items only. On implausible (misaligned) items, its published results "
-            f"give its {len(final)} model{'' if len(final) == 1 else 's'} with checkpoints {percent(values.min())} to {percent(values.max())} on "
-            f"*{construction.words}* at their last checkpoint (median {percent(float(values.median()))}{named}; chance "
-            "is 50%).")
+            f"give its {models} with checkpoints {percent(values.min())} to {percent(values.max())} on "
+            f"*{construction.words}* at their last checkpoint (median {percent(float(values.median()))}{named}; "
+            "chance is 50%).")
 
 
 MARGIN_FILTER = {SuiteName.SEMANTIC: None, SuiteName.SYNTAX: "NPI"}  # the decisions a lesson step makes
