@@ -33,8 +33,8 @@ Enter. The model reads follow-ups the construction **entails** and ones it **con
 sentence and after the same sentence with *or*: a model that knows the construction's meaning moves
 toward the entailed follow-up more with the construction than with *or*. Each such comparison is one
 **decision**; the verdict comes from all of them, on the sentence as typed and with its foci swapped."""
-WORDS = ("surprisal", "bit", "token", "bits-per-token", "focus", "follow-up", "control", "shift", "effect",
-         "decision", "word-correction")
+WORDS = ("surprisal", "bit", "token", "bits-per-token", "focus", "follow-up", "control", "delta-p", "effect",
+         "decision", "base-rate", "interval", "word-correction")
 
 
 def typed() -> str:

@@ -22,6 +22,7 @@ from pfcore.analysis.trajectories import (
     fd_stats,
     filter_label,
     pair_defaults,
+    paper_notes,
     provenance,
     readable_series,
     scope_key,
@@ -153,6 +154,8 @@ if shown:
                 st.dataframe(fd_stats(panels.results), hide_index=True, column_config={
                     c: st.column_config.NumberColumn(format="%.3f")
                     for c in ("spearman", "spearman_p", "pearson", "pearson_p")})
+                for note in paper_notes(rows, panels.results, drop_duplicates=drop):
+                    st.caption(note)
                 download_csv(fd_points(panels.results), f"fd_correlations_{slug(model)}.csv",
                              "Download the plotted changes (CSV)", key="traj_fig4_csv")
 
@@ -171,6 +174,8 @@ if shown:
             m3.metric("Pearson r", f"{pair.pearson:.2f}")
             m4.metric("p (Pearson)", f"{pair.pearson_p:.3f}")
             m5.metric("n changes", pair.n)
+            for note in paper_notes(rows, [pair], drop_duplicates=drop):
+                st.caption(note)
             chart(fd_figure([pair], f"{model}: {readable_series(px)} against {readable_series(py)}"),
                   f"fd_pair_{slug(model)}.html", key="traj_pair")
             download_csv(fd_points([pair]), f"fd_pair_{slug(model)}.csv",

@@ -16,6 +16,7 @@ from pfcore.ui.lesson_view import (
     open_link,
     presenter_mode,
     presenter_on,
+    reading,
     render_glossary,
     render_step,
     sentences,
@@ -47,7 +48,7 @@ with shown_errors():
         st.info("Load a model in the sidebar: the lesson's numbers are computed by it.")
         st.stop()
     context = lesson_context(choice, results_table())
-    with st.spinner(f"{choice.spec.label} is computing this step..."), ScoreCache() as cache:
+    with reading(st.empty(), step), ScoreCache() as cache:
         result = run_step(step, context.with_cache(cache), given)
     render_step(result, presenter=presenter)
     handout_button(context, class_sentences())

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from pfcore.analysis.bands import BAND_COLUMNS, with_bands
-from pfcore.analysis.fdcorr import MIN_CHECKPOINTS, FDCorrelation, fd_correlation
+from pfcore.analysis.fdcorr import MIN_CHECKPOINTS, FDCorrelation, fd_correlation, paper_comparison
 from pfcore.analysis.models import RUN_SOURCE_PREFIX
 from pfcore.analysis.series import available_series, parse_series, series_sources, trajectories
 from pfcore.errors import InputError
@@ -306,6 +306,12 @@ def fd_stats(results: Sequence[FDCorrelation]) -> pd.DataFrame:
     return pd.DataFrame([{"x": r.x, "y": r.y, "spearman": r.spearman, "spearman_p": r.spearman_p,
                           "pearson": r.pearson, "pearson_p": r.pearson_p, "n": r.n,
                           "zscale": r.zscale} for r in results])
+
+
+def paper_notes(rows: pd.DataFrame, results: Sequence[FDCorrelation], *, drop_duplicates: bool = False) -> list[str]:
+    """For each pair the paper prints a value for, that value beside pfcore's and why they differ."""
+    found = (paper_comparison(rows, r, drop_duplicates=drop_duplicates) for r in results)
+    return [comparison.note() for comparison in found if comparison]
 
 
 def fd_points(results: Sequence[FDCorrelation]) -> pd.DataFrame:

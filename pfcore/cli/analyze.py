@@ -5,12 +5,13 @@ import argparse
 import json
 import math
 import sys
+import textwrap
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from pfcore.analysis.bands import ITEM_COUNTS_PATH, write_item_counts
-from pfcore.analysis.fdcorr import fd_correlation
+from pfcore.analysis.fdcorr import fd_correlation, paper_comparison
 from pfcore.analysis.models import (
     PAPER_P,
     PREDICTORS,
@@ -96,14 +97,20 @@ def cmd_fdcorr(args: argparse.Namespace) -> int:
         print(duplicate_warning(duplicate, excluded=args.drop_duplicate_checkpoints), file=sys.stderr)
     result = fd_correlation(table, args.model, args.x, args.y, zscale=args.zscale, source=args.source,
                             drop_duplicates=args.drop_duplicate_checkpoints)
+    paper = paper_comparison(table, result, source=args.source, drop_duplicates=args.drop_duplicate_checkpoints)
     if args.json:
-        _print_json({**result.summary(), "duplicate_checkpoints": [asdict(d) for d in duplicates]})
+        extra = {"paper": {"spearman": paper.paper.printed, "where": paper.paper.where, "note": paper.note()}} \
+            if paper else {}
+        _print_json({**result.summary(), "duplicate_checkpoints": [asdict(d) for d in duplicates], **extra})
         return 0
     how = "z-scaled changes, first checkpoint as 0" if result.zscale else "changes"
     print(f"{result.model}: {result.x} vs {result.y} ({how}, n={result.n}, "
           f"steps {result.steps[0]}..{result.steps[-1]})")
-    print(f"  Spearman rho = {result.spearman:.3f} (p = {result.spearman_p:.3g})")
+    print(f"  Spearman rho = {result.spearman:.3f} (p = {result.spearman_p:.3g})"
+          + (f"   the paper: {paper.paper.printed}" if paper else ""))
     print(f"  Pearson r    = {result.pearson:.3f} (p = {result.pearson_p:.3g})")
+    if paper:
+        print(textwrap.fill(paper.note(), width=100, initial_indent="  ", subsequent_indent="  "))
     return 0
 
 

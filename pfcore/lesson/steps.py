@@ -10,21 +10,26 @@ from dataclasses import dataclass, field, replace
 import pandas as pd
 import plotly.graph_objects as go
 
-from pfcore.analysis.model_tables import OWN_SUFFIX, figure_data, figure_models
+from pfcore.analysis.model_tables import figure_data, figure_models
 from pfcore.analysis.trajectories import bundled_scope, curves
 from pfcore.errors import InputError
 from pfcore.glossary import probe_path
 from pfcore.items.schema import SYNTAX_CONTROL
 from pfcore.lesson import notice
-from pfcore.lesson.notice import FORM, MEANING, Numbers
-from pfcore.lesson.paper import anecdote_note, own_run_note, percent
-from pfcore.names import Construction, Reduction
-from pfcore.plots.accuracy import accuracy_vs_parameters_figure, mark_own_runs
-from pfcore.plots.lesson import grouped_bars_figure, next_words_figure
-from pfcore.plots.tokens import token_bars_figure
-from pfcore.plots.trajectories import curves_figure
-from pfcore.plots.words import word_curves_figure
-from pfcore.probe import FRAME_EXAMPLE, Probe, analyze_sentence, clean_text, score_probe
+from pfcore.lesson.notice import FORM, IMPLAUSIBLE, MEANING, SIZE_THRESHOLD, Numbers
+from pfcore.lesson.paper import ANECDOTE, anecdote_note, implausible_note, own_run_note, percent, run_margins
+from pfcore.names import Construction, Reduction, SuiteName
+from pfcore.plots.lesson import (
+    difference_figure,
+    models_figure,
+    next_words_figure,
+    training_figure,
+    word_bars_figure,
+    word_lines_figure,
+)
+from pfcore.probe import FRAME_EXAMPLE, Probe, analyze_sentence, clean_text
+from pfcore.probe.detect import checked_pair
+from pfcore.probe.score import detail_requests
 from pfcore.probe.words import sentence_words
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.next_tokens import TOP_K, most_likely_next
@@ -36,14 +41,27 @@ from pfcore.store.result_rows import empty_results
 from pfcore.suites import semantic, syntax
 
 PYTHIA = "EleutherAI/pythia-12b"
-FIGURE2_SERIES = (MEANING, "pf_avg:misaligned", FORM)
-MASKED_NOTE = ("This is a masked model: each number is its pseudo-log-likelihood, the surprisal of each token "
-               "given all the other words of the sentence, those after it too, not only those before it.")
+FIGURE2_SERIES = (MEANING, IMPLAUSIBLE, FORM)
+SERIES_NAMES = {FORM: "form: the syntactic test", MEANING: "meaning, plausible items",
+                IMPLAUSIBLE: "meaning, implausible items"}
+MODEL_NAMES = {"CausalLM": "causal (left-to-right) models", "MLM": "masked models"}  # others: your runs
+PLL_NAMES = {ScoringMethod.PLL_ORIGINAL: "Salazar et al.'s original",
+             ScoringMethod.PLL_L2R: "Kauf & Ivanova's within-word l2r"}
+FORM_TEST = ("base", "NPI")  # the lesson's form test: the sentence and the one without its negation
 # what each of the steps' tables holds, in words (captions on the page and in the handout)
 TABLE_NAMES = {"next": "the most likely next tokens", "about": "what pfcore read", "words": "each word's surprisal",
                "form": "the sentences with and without the negation", "followups": "the four follow-up surprisals",
                "models": "Figure 1: each model's average accuracy", "curves": "Figure 2: the published curves",
-               "reading": "what pfcore read in the sentence"}
+               "reading": "what pfcore read in the sentence",
+               "spread": "this model's own run of the suite: how large its decisions' margins are"}
+
+
+def masked_note(method: ScoringMethod) -> str:
+    """What a masked model's numbers are: pseudo-log-likelihoods, which are not surprisals."""
+    variant = f" ({PLL_NAMES[method]})" if method in PLL_NAMES else ""
+    return (f"This is a masked model: its numbers are pseudo-log-likelihoods{variant}, not surprisals: each token is "
+            "hidden in turn and predicted from all the other tokens of the sentence, those after it too, where a "
+            "surprisal uses only those before it.")
 
 
 @dataclass(frozen=True)
@@ -126,7 +144,8 @@ def _next_words(context: LessonContext, inputs: Mapping[str, str]) -> Numbers:
 def _next_words_figures(numbers: Numbers, context: LessonContext) -> tuple[go.Figure, ...]:
     """The next words as bars."""
     prefix = numbers["about"].iloc[0]["prefix"]
-    return (next_words_figure(numbers["next"], title=f"What {context.label} expects after '{prefix}'"),)
+    digits = notice.next_digits(list(numbers["next"]["probability_percent"]))
+    return (next_words_figure(numbers["next"], title=f"What the model expects after '{prefix}'", digits=digits),)
 
 
 # ----- step 2: surprisal -----
@@ -146,10 +165,8 @@ def _surprisal(context: LessonContext, inputs: Mapping[str, str]) -> Numbers:
 
 
 def _surprisal_figures(numbers: Numbers, context: LessonContext) -> tuple[go.Figure, ...]:
-    """Each sentence's words as bars of surprisal; the words where the second differs in red."""
-    words = numbers["words"].rename(columns={"word": "token"})
-    return (token_bars_figure(words, "sentence", highlight="differs",
-                              title=f"Surprisal of each word ({context.label})"),)
+    """Both sentences' words as bars of surprisal, side by side at each position."""
+    return (word_bars_figure(numbers["words"], title="Surprisal of each word"),)
 
 
 # ----- step 3: the construction against "or" -----
@@ -180,8 +197,7 @@ def _words_figures(numbers: Numbers, context: LessonContext) -> tuple[go.Figure,
     about = numbers["about"].iloc[0]
     words = numbers["words"].assign(model=context.label)
     connective = str(about["connective"])
-    return (word_curves_figure(words, connective, title=f"Word by word, with '{connective}' and with 'or' "
-                               f"({context.label})"),)
+    return (word_lines_figure(words, connective, title=f"Word by word, with '{connective}' and with 'or'"),)
 
 
 def _construction_of(numbers: Numbers) -> Construction:
@@ -209,7 +225,7 @@ def _form(context: LessonContext, inputs: Mapping[str, str]) -> Numbers:
     """The base sentence and the one without the negation (the NPI test), with the construction and
     with "and": each sentence's surprisal (bits per token, the syntactic suite's mean) and the rise."""
     probe = _frame_probe(inputs["sentence"], "The form test")
-    items = list(probe.syntax_items)
+    items = [item for item in probe.syntax_items if item.manipulation in FORM_TEST]
     rows = syntax.row_scores(items, score_cached(context.scorer, syntax.requests(items), context.cache), Reduction.MEAN)
     table = []
     for name, connective in ((probe.construction, probe.connective), (SYNTAX_CONTROL, SYNTAX_CONTROL)):
@@ -219,18 +235,30 @@ def _form(context: LessonContext, inputs: Mapping[str, str]) -> Numbers:
                       "base_bits_per_token": base["surprisal"] / LN2,
                       "without_negation_bits_per_token": manipulated["surprisal"] / LN2,
                       "rise_bits_per_token": (manipulated["surprisal"] - base["surprisal"]) / LN2})
-    return {"form": pd.DataFrame(table), "about": _about(probe)}
+    form = pd.DataFrame(table)
+    numbers = {"form": form, "about": _about(probe)}
+    gap = float(form["rise_bits_per_token"].iloc[0] - form["rise_bits_per_token"].iloc[1])
+    return numbers | _spread(context, SuiteName.SYNTAX, Construction(str(probe.construction)), gap)
+
+
+def _spread(context: LessonContext, suite: SuiteName, construction: Construction, margin: float) -> Numbers:
+    """Where this decision's margin falls among those of the model's own run of the suite (no table
+    without a run)."""
+    found = run_margins(context.results, context.model, suite, construction, context.scorer.method)
+    if found is None:
+        return {}
+    run, margins = found
+    return {"spread": notice.spread_row(margins, margin, run=run, suite=f"{suite} suite")}
 
 
 def _form_figures(numbers: Numbers, context: LessonContext) -> tuple[go.Figure, ...]:
-    """Surprisal with and without the negation, for the construction and for "and"."""
-    table = numbers["form"]
-    long = pd.concat([pd.DataFrame({"connective": [f"with '{c}'" for c in table["connective"]], "sentence": label,
-                                    "bits": table[column]})
-                      for label, column in (("with the negation (base)", "base_bits_per_token"),
-                                            ("without the negation", "without_negation_bits_per_token"))])
-    return (grouped_bars_figure(long, x="connective", group="sentence", y="bits", y_title="surprisal (bits per token)",
-                                title=f"Removing the negation ({context.label})"),)
+    """The rise without the negation with the construction and with "and", and their difference."""
+    shown = notice.form_difference(numbers)
+    cxn, ctl = numbers["form"]["connective"]
+    bars = ((f"rise with '{cxn}'", float(shown.a)), (f"rise with '{ctl}'", float(shown.b)),
+            ("difference", float(shown.gap)))
+    return (difference_figure(bars, shown.digits, "rise (bits per token)",
+                              title="Removing the negation: the rise in surprisal"),)
 
 
 def _form_aside(numbers: Numbers, context: LessonContext) -> str:
@@ -244,23 +272,28 @@ def _followups(context: LessonContext, inputs: Mapping[str, str]) -> Numbers:
     """The entailed and the contradicted follow-up after the sentence and after its "or" control:
     four surprisals (bits per token, the paper's mean), from which ΔP and the decision follow."""
     probe = _frame_probe(inputs["sentence"], "The follow-up test")
-    entailed, contradicted = probe.proposed or ("", "")
-    result = score_probe(context.scorer, probe, entailed, contradicted, context.cache)
-    contexts = {"construction": (f"after '{probe.connective}'", probe.text), "control": ("after 'or'", probe.control)}
-    texts = {"entailed": entailed, "contradicted": contradicted}
-    followups = pd.DataFrame([{"context": contexts[r.context][0], "sentence": contexts[r.context][1],
-                               "followup": r.followup, "text": texts[r.followup],
-                               "surprisal_bits_per_token": -r.logprob / LN2} for r in result.logprobs.itertuples()])
+    entailed, contradicted = checked_pair(*(probe.proposed or ("", "")))
+    requests = detail_requests(probe, entailed, contradicted)[:4]  # the follow-ups (not the sentences alone)
+    scores = score_cached(context.scorer, requests, context.cache)
+    contexts = {probe.text: f"after '{probe.connective}'", probe.control: "after 'or'"}
+    kinds = {entailed: "entailed", contradicted: "contradicted"}
+    followups = pd.DataFrame([{"context": contexts[r.prefix], "sentence": r.prefix, "followup": kinds[r.text],
+                               "text": r.text, "surprisal_bits_per_token": -s.reduce(Reduction.MEAN) / LN2}
+                              for r, s in zip(requests, scores)])
     order = ("aligned", "same") if probe.frame and probe.frame.aligned else ("misaligned", "reversed")
-    return {"followups": followups, "about": _about(probe).assign(condition=semantic.CONDITIONS[order][0])}
+    numbers = {"followups": followups, "about": _about(probe).assign(condition=semantic.CONDITIONS[order][0])}
+    cxn, ctl = notice.delta_p(followups)
+    return numbers | _spread(context, SuiteName.SEMANTIC, Construction(str(probe.construction)), float(cxn - ctl))
 
 
 def _followup_figures(numbers: Numbers, context: LessonContext) -> tuple[go.Figure, ...]:
-    """The four surprisals: entailed and contradicted follow-up, after the construction and after "or"."""
-    followups = numbers["followups"].assign(followup=lambda d: d["followup"] + " follow-up")
-    return (grouped_bars_figure(followups, x="context", group="followup", y="surprisal_bits_per_token",
-                                y_title="surprisal of the follow-up (bits per token)",
-                                title=f"The two follow-ups after each sentence ({context.label})"),)
+    """ΔP after the construction and after "or", and their difference (the decision)."""
+    shown = notice.meaning_difference(numbers)
+    connective = numbers["about"].iloc[0]["connective"]
+    bars = ((f"ΔP with '{connective}'", float(shown.a)), ("ΔP with 'or'", float(shown.b)),
+            ("difference", float(shown.gap)))
+    return (difference_figure(bars, shown.digits, "ΔP (bits per token)",
+                              title="ΔP after each sentence, and their difference"),)
 
 
 def _followup_aside(numbers: Numbers, context: LessonContext) -> str:
@@ -271,15 +304,16 @@ def _followup_aside(numbers: Numbers, context: LessonContext) -> str:
 
 
 def _world_aside(numbers: Numbers, context: LessonContext) -> str:
-    """As the meaning aside, adding that the paper's tables hold plausible items only, with
-    Pythia-12b's published implausible accuracy at the end of training where it is loaded."""
-    final = _final_value(context.results, "pf_avg:misaligned")
-    implausible = (f"Over the implausible (misaligned) items, Pythia-12b's published accuracy at the end of "
-                   f"training (the mean of the four constructions) is {percent(100 * final)} (Figure 2, step 7)."
-                   if final is not None else
-                   "The paper's tables give plausible items only; its Figure 2 (step 7) shows the implausible ones "
-                   "over Pythia-12b's training.")
-    return f"{_followup_aside(numbers, context)} {implausible}"
+    """The anecdote note with the paper's implausible-item accuracies (its tables give plausible ones
+    only), Pythia-12b's four-construction mean at the end of training where it is loaded, and the
+    model's own run on the same condition."""
+    about = numbers["about"].iloc[0]
+    construction = _construction_of(numbers)
+    final = _final_value(context.results, IMPLAUSIBLE)
+    mean = (f"Averaged over the four constructions, Pythia-12b ends its training at {percent(100 * final)} on "
+            "implausible items (Figure 2, step 7)." if final is not None else "")
+    own = own_run_note(context.results, context.model, construction, str(about["condition"]))
+    return " ".join(filter(None, [ANECDOTE, implausible_note(context.results, construction), mean, own]))
 
 
 # ----- step 7: what the paper found -----
@@ -308,13 +342,12 @@ def _findings(context: LessonContext, inputs: Mapping[str, str]) -> Numbers:
 
 
 def _findings_figures(numbers: Numbers, context: LessonContext) -> tuple[go.Figure, ...]:
-    """Figure 1, and Figure 2 where its curves are loaded."""
-    figure1 = mark_own_runs(accuracy_vs_parameters_figure(numbers["models"]), OWN_SUFFIX)
-    figure1.update_layout(title="Figure 1: accuracy on the meaning test (plausible items) against model size",
-                          legend_title_text="", margin={"t": 120})  # the legend sits between the title and the plot
+    """Figure 1, and Figure 2 where its curves are loaded, both in %."""
+    figure1 = models_figure(numbers["models"], threshold=SIZE_THRESHOLD, names=MODEL_NAMES,
+                            title="Figure 1: meaning test (plausible items) against model size")
     if numbers["curves"].empty:
         return (figure1,)
-    return figure1, curves_figure(numbers["curves"], "Figure 2: Pythia-12b over its training (published results)")
+    return figure1, training_figure(numbers["curves"], SERIES_NAMES, title="Figure 2: Pythia-12b over its training")
 
 
 def _findings_aside(numbers: Numbers, context: LessonContext) -> str:
@@ -439,7 +472,7 @@ def run_step(step: Step, context: LessonContext, given: Mapping[str, str] | None
     except InputError as exc:
         return StepResult(step, inputs, problem=str(exc))
     masked = step.scored and context.scorer.method is not ScoringMethod.CAUSAL
-    aside = " ".join(filter(None, [step.aside(numbers, context), MASKED_NOTE if masked else ""]))
+    aside = " ".join(filter(None, [step.aside(numbers, context), masked_note(context.scorer.method) if masked else ""]))
     return StepResult(step, inputs, numbers, step.figures(numbers, context), step.notice(numbers), aside)
 
 

@@ -3,12 +3,15 @@ step drawn (in the presenter view with large type, projector charts and the side
 glossary, the link that reopens a step, and the handout download. pfcore.lesson computes the steps."""
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Protocol
 
 import pandas as pd
 import streamlit as st
 
-from pfcore.glossary import TERMS
+from pfcore.errors import InputError
+from pfcore.glossary import TERMS, term
 from pfcore.lesson import GLOSSARY, GLOSSARY_STEP, LESSON, LessonContext, Step, StepResult, glossary_link, run_lesson
 from pfcore.lesson.handout import handout_html
 from pfcore.lesson.steps import TABLE_NAMES
@@ -39,9 +42,17 @@ def _flag(text: str) -> bool:
     return text == "1"
 
 
+def _term_key(text: str) -> str:
+    """A link's glossary entry: its key (a former key opens the entry it became)."""
+    try:
+        return term(text).key
+    except InputError as exc:
+        raise ValueError(f"not one of {', '.join(TERMS)}") from exc
+
+
 PARAMS = (Param("step", STEP_KEY, choice_of(SCREENS)),
           Param("presenter", PRESENTER_KEY, _flag, write=lambda on: "1" if on else "0"),
-          Param("term", TERM_KEY, choice_of(list(TERMS))))
+          Param("term", TERM_KEY, _term_key))
 
 
 def field_key(step: Step, name: str) -> str:
@@ -131,6 +142,32 @@ def lesson_context(choice: ModelChoice, results: pd.DataFrame) -> LessonContext:
     """The sidebar model as the lesson computes with it (scores through the app's cached loader)."""
     return LessonContext(lazy_scorer(choice.spec), choice.spec.label, model=choice.spec.name,
                          parameters=choice.parameters, results=results)
+
+
+READING = "The model is reading the sentence…"
+READING_RESULTS = "Reading the paper's published results…"
+
+
+class Placeholder(Protocol):
+    """Where a line can stand for a while (st.empty())."""
+
+    def info(self, body: str, *, icon: str | None = None) -> object:
+        """Show a line."""
+
+    def empty(self) -> object:
+        """Take it away."""
+
+
+@contextmanager
+def reading(place: Placeholder, step: Step) -> Iterator[None]:
+    """While a step computes: a line, shown at once where its charts will stand, saying that the
+    model is reading the sentence (or that the published results are read); gone when it is done,
+    or when it failed."""
+    place.info(READING if step.scored else READING_RESULTS, icon=":material/hourglass_top:")
+    try:
+        yield
+    finally:
+        place.empty()
 
 
 def render_step(result: StepResult, *, presenter: bool) -> None:

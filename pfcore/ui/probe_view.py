@@ -55,10 +55,10 @@ from pfcore.ui.errors import message_for
 from pfcore.ui.model import Models
 
 BANNER = {CONSISTENT: st.success, AGAINST: st.warning, MIXED: st.info}  # one decision: a neutral box
-BOW_HELP = ("On: a word's surprisal is that of the word itself, its tokens plus the chance that a new word "
-            f"starts after it (the [beginning-of-word correction]({glossary_link('word-correction')})). Off: "
-            "the sum of its tokens' surprisals, as minicons reports it. It applies to the words and to the "
-            "checkpoints.")
+BOW_HELP = ("On: a word's surprisal is that of the whole word: its tokens' surprisal, plus the surprisal of a "
+            "new word starting after it, minus that of a new word starting before it (the "
+            f"[beginning-of-word correction]({glossary_link('word-correction')})). Off: the sum of its tokens' "
+            "surprisals, as minicons reports it. It applies to the words and to the checkpoints.")
 REDUCTIONS = {Reduction.MEAN: "mean log-prob per token (the paper's code)",
               Reduction.SUM: "sum of log-probs (a departure from the paper: longer follow-ups weigh more)"}
 MAX_PAIRS = 6
@@ -84,7 +84,7 @@ class ProbeRequest:
 
     @property
     def unit(self) -> str:
-        """The unit of shifts and effects."""
+        """The unit of ΔP and its difference."""
         return UNIT[self.reduction]
 
     @property
@@ -249,7 +249,7 @@ def _show_checkpoints(table: pd.DataFrame, points: Sequence[Checkpoint], request
     chart(checkpoint_figure(table, request.unit, effect=effect, title=f"{request.probe.text!r} over training"),
           "probe_checkpoints.html", key="probe_checkpoints_chart")
     st.dataframe(table, hide_index=True, placeholder=MISSING, column_config={
-        effect: st.column_config.NumberColumn(f"mean effect ({request.unit})", format=SIGNED),
+        effect: st.column_config.NumberColumn(f"mean ΔP difference ({request.unit})", format=SIGNED),
         "focus2_difference_bits": st.column_config.NumberColumn("focus 2, difference (bits)", format=SIGNED),
         "suite_accuracy": st.column_config.NumberColumn("suite accuracy at this step (results table)",
                                                         format="%.3f")})
@@ -336,7 +336,7 @@ def _banner(label: str, verdict: ProbeVerdict) -> None:
 
 def verdicts_section(request: ProbeRequest, models: Models, shown: Mapping[str, ProbeSections]) -> None:
     """Each model's verdict with its base rate beside it, then one table of all decisions: the key
-    columns first (the sentence, the decision, its effect, the base rate), the rest folded away."""
+    columns first (the sentence, the decision, its ΔP difference, the base rate), the rest folded away."""
     probe = request.probe
     st.subheader("Verdict")
     results = load_results()
@@ -362,20 +362,20 @@ def verdicts_section(request: ProbeRequest, models: Models, shown: Mapping[str, 
     st.dataframe(key_decisions(decisions, effect), hide_index=True, placeholder=MISSING, column_config={
         "context": st.column_config.TextColumn("sentence", width="medium"),
         "correct": st.column_config.CheckboxColumn("correct"),
-        effect: st.column_config.NumberColumn(f"effect ({first.unit})", format=SIGNED),
+        effect: st.column_config.NumberColumn(f"ΔP difference ({first.unit})", format=SIGNED),
         "base_rate": st.column_config.TextColumn("base rate: suite accuracy (n, 95% interval)", width="medium")})
     with st.expander("Every column of the decisions (as in the CSV)"):
         st.dataframe(decisions, hide_index=True, placeholder=MISSING, column_config={
             unit_key("shift_construction", first.unit): st.column_config.NumberColumn(
-                f"shift with '{probe.connective}' ({first.unit})", format=SIGNED),
+                f"ΔP with '{probe.connective}' ({first.unit})", format=SIGNED),
             unit_key("shift_control", first.unit): st.column_config.NumberColumn(
-                f"shift with 'or' ({first.unit})", format=SIGNED),
-            effect: st.column_config.NumberColumn(f"effect ({first.unit})", format=SIGNED),
+                f"ΔP with 'or' ({first.unit})", format=SIGNED),
+            effect: st.column_config.NumberColumn(f"ΔP difference ({first.unit})", format=SIGNED),
             "suite_accuracy": st.column_config.NumberColumn("suite accuracy", format="%.3f")})
     methods = "; ".join(f"{label}: {s.method.label}" for label, s in models.scorers.items())
-    st.caption(f"Scored by {methods}. A shift is log P(entailed) − log P(contradicted), {first.unit}; "
-               "effect = shift with the construction − shift with 'or'. Origin: the suite's block, a pair you "
-               "typed, or the proposed pair.")
+    st.caption(f"Scored by {methods}. ΔP (also called the shift) = log₂ P(entailed) − log₂ P(contradicted), "
+               f"{first.unit}; ΔP difference (also called the effect) = ΔP with the construction − ΔP with 'or'. "
+               "Origin: the suite's block, a pair you typed, or the proposed pair.")
     if "suite_accuracy" not in decisions.columns and probe.fits_frame:
         st.markdown("No suite run of these models yet: [run the semantic suite](/Run) on one to read these "
                     "decisions against its accuracy for each condition.")

@@ -40,7 +40,18 @@ def test_the_probe_links_the_jargon_it_uses(fake_model: str, cache_dir: Path) ->
     at = page("pages/1_Probe.py", fake_model)
     at.run()
     words = set(glossary_links(at))
-    assert {"surprisal", "bit", "shift", "effect", "decision", "beginning-of-word correction"} <= words
+    assert {"surprisal", "bit", "ΔP (also called the shift)", "ΔP difference (also called the effect)", "decision",
+            "base rate", "interval (95% interval)", "beginning-of-word correction"} <= words
+    assert not {"shift", "effect"} & words  # one name, ΔP, with the Probe's old names only as "also called"
+
+
+def test_an_old_link_to_shift_opens_delta_p(fake_model: str, cache_dir: Path) -> None:
+    at = page("pages/7_Lesson.py", fake_model)
+    at.query_params["step"] = "glossary"
+    at.query_params["term"] = "shift"
+    at.run()
+    no_errors(at)
+    assert texts(at.info) == [f"**{TERMS['delta-p'].word}**: {TERMS['delta-p'].definition}"]
 
 
 def test_a_line_of_links_for_the_given_words_only() -> None:

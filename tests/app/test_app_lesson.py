@@ -11,8 +11,8 @@ from streamlit.testing.v1 import AppTest
 
 from pfcore.glossary import TERMS
 from pfcore.lesson import LESSON
-from pfcore.plots.lesson import PROJECTOR_FONT
-from pfcore.ui.lesson_view import PRESENTER_CSS, STEP_KEY, field_key
+from pfcore.plots.lesson import FIT_HEIGHT, PROJECTOR_FONT
+from pfcore.ui.lesson_view import PRESENTER_CSS, READING, READING_RESULTS, STEP_KEY, field_key
 from pfcore.ui.links import COPIED
 from tests.app_helpers import ROOT, no_errors, page, texts
 
@@ -36,6 +36,7 @@ def check_step(at: AppTest, number: int) -> None:
     assert [h.value for h in at.header] == [f"{number}. {step.title}"]
     assert at.session_state[STEP_KEY] == str(number) and f"Step {number} of 8" in texts(at.caption)
     assert at.get("plotly_chart") and len(notices(at)) == 1
+    assert not any(READING in i or READING_RESULTS in i for i in texts(at.info))  # the reading line went away
     assert any(step.question in m for m in texts(at.markdown))
 
 
@@ -82,7 +83,8 @@ def test_a_link_reopens_a_step_in_the_presenter_view(fake_model: str, cache_dir:
     check_step(at, 5)
     assert at.toggle(key="lesson_presenter").value is True
     assert page_html(at) == [PRESENTER_CSS]  # large type
-    assert json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["font"]["size"] == PROJECTOR_FONT
+    layout = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]
+    assert layout["font"]["size"] == PROJECTOR_FONT and layout["height"] <= FIT_HEIGHT  # fits 1280x720
     assert "much less" in notices(at)[0]
     assert any("colour (not a setting of this page)" in c for c in texts(at.caption))
     assert at.query_params["step"] in ("5", ["5"]) and at.query_params["presenter"] in ("1", ["1"])

@@ -81,6 +81,9 @@ def test_published_figures_and_the_papers_correlation(tiny_gpt2: Path, cache_dir
     no_errors(at)
     shown = {m.label: m.value for m in at.metric}
     assert shown["Spearman ρ"] == "0.47" and shown["p (Spearman)"] == "0.041" and shown["n changes"] == "19"
+    notes = [c for c in texts(at.caption) if c.startswith("The paper (section 5.4) prints ρ = .48")]
+    assert len(notes) == 2  # under Figure 4's table (its physical-relations panel) and under the pair
+    assert all("pfcore's ρ = 0.472 is a difference of -0.008" in n and "ρ = 0.479" in n for n in notes)
     labels = [b.proto.label for b in at.get("download_button")]
     assert labels.count("Download chart (HTML)") == 4 and "Download the plotted values (CSV)" in labels
     at.multiselect(key=widget_key("fd_ys", PYTHIA, BUNDLED)).set_value([]).run()

@@ -115,6 +115,17 @@ def test_equal_changes_tie_despite_float_noise() -> None:
     assert got.spearman == pytest.approx(3 / np.sqrt(15))
 
 
+def test_ties_hold_where_rounding_to_a_grid_would_split_them() -> None:
+    # the changes 0.00060000005 and 0.5006000000500 - 0.5 differ by 5e-17 but round (to 1e-10) apart
+    a = 0.00060000005
+    rows = pd.concat([make_rows([0.0, a, 0.5, 0.5 + a, 0.2]),
+                      make_rows([0, 1, 3, 6, 10], construction="ewok", suite="ewok")])
+    got = fdcorr.fd_correlation(rows, "m", "letalone:all", "ewok:all")
+    assert got.dx[0] == got.dx[2]
+    assert got.spearman == pytest.approx(spearmanr([2.5, 4, 2.5, 1], [1, 2, 3, 4])[0], abs=1e-12)
+    assert fdcorr.tied(pd.Series([0.3, 0.1, 0.3 + 4e-17, 0.1 + 2e-10])).tolist() == [0.3, 0.1, 0.3, 0.1]
+
+
 def test_zscale_pools_changes_and_keeps_the_first_checkpoint() -> None:
     x, y = [0.5, 0.5, 0.7, 0.6, 0.9], [0.2, 0.3, 0.3, 0.5, 0.4]
     rows = pd.concat([make_rows(x), make_rows(y, construction="ewok", suite="ewok")])
@@ -167,6 +178,17 @@ def test_pythia_first_difference_correlations(pythia: pd.DataFrame) -> None:
     published = [series.series_values(pythia, PYTHIA, f"{n}@delta_accuracy_zscale")
                  for n in ("pf_avg:aligned", "ewok:domain_physical-relations")]
     assert round(spearmanr(*published)[0], 2) == 0.48
+    # the paper's value beside ours, with the reason computed from the same numbers
+    comparison = fdcorr.paper_comparison(pythia, paper)
+    assert comparison is not None and comparison.paper.printed == ".48" and comparison.split_ties == 2
+    assert comparison.authors_floats == pytest.approx(0.4789, abs=1e-4)
+    note = comparison.note()
+    assert "prints ρ = .48; pfcore's ρ = 0.472 is a difference of -0.008" in note
+    assert "ρ = 0.479, which rounds to .48," in note and "splits 2 ties" in note
+    plain = fdcorr.fd_correlation(pythia, PYTHIA, "ewok:domain_physical-relations", "pf_avg:aligned")
+    assert "plain first difference (n = 18)" in fdcorr.paper_comparison(pythia, plain).note()
+    assert fdcorr.paper_comparison(pythia, fdcorr.fd_correlation(pythia, PYTHIA, "pf_avg:aligned",
+                                                                  "syntax:Avg_Test")) is None
     # plain first differences (18 changes)
     assert rho("pf_avg:aligned", "ewok:domain_physical-relations", False) == \
         pytest.approx(0.4545, abs=1e-4)
@@ -228,6 +250,11 @@ def test_cli_analyses(pythia: pd.DataFrame, cache_dir: Path,
     out = json.loads(capsys.readouterr().out)
     assert {"spearman", "spearman_p", "pearson", "pearson_p", "n"} <= set(out)
     assert round(out["spearman"], 2) == 0.47 and out["n"] == 19
+    assert out["paper"]["spearman"] == ".48" and "0.479" in out["paper"]["note"]
+    assert main(["analyze", "fdcorr", "--model", PYTHIA, "--x", "pf_avg:aligned",
+                 "--y", "ewok:domain_physical-relations", "--zscale"]) == 0
+    printed = capsys.readouterr().out
+    assert "Spearman rho = 0.472 (p = 0.0411)   the paper: .48" in printed and "splits 2 ties" in printed
     assert main(["analyze", "peak", "--model", PYTHIA, "--series", "syntax:Avg_Test",
                  "--json"]) == 0
     assert json.loads(capsys.readouterr().out)[0]["near_peak_step"] == 1000
