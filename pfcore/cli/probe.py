@@ -73,11 +73,16 @@ def pairs_from_args(args: argparse.Namespace) -> list[tuple[str, str]]:
 def proposed_pairs(probe: Probe, proposal: Proposal | None, pairs: list[tuple[str, str]],
                    *, auto: bool) -> list[tuple[str, str]]:
     """The proposed pair to score with --auto (none for a frame sentence without pairs: its block
-    already holds the proposed follow-ups); an InputError saying why when nothing could be proposed."""
+    already holds the proposed follow-ups; none when the proposal failed its check, which the
+    output says); an InputError saying why when nothing could be proposed or scored."""
     if not auto or proposal is None or (probe.fits_frame and not pairs):
         return []
     if proposal.pair is None:
         raise InputError(f"--auto: no follow-ups could be proposed: {proposal.reason}")
+    if not proposal.scorable:
+        if pairs:
+            return []
+        raise InputError(f"--auto: the proposed follow-ups are not scored: {proposal.not_scored}")
     return [proposal.pair]
 
 
@@ -152,6 +157,8 @@ def _proposal_text(proposal: Proposal, *, scored: bool) -> str:
     if proposal.pair is None:
         return f"proposed follow-ups: none ({proposal.reason})"
     status = "scored above with --auto" if scored else "a proposal, not scored: edit it, or score it with --auto"
+    if not proposal.scorable:
+        status = f"shown, not scored ({proposal.not_scored})"
     return (f"proposed follow-ups, from {proposal.source}; {status}:\n  entailed:     {proposal.entailed}\n"
             f"  contradicted: {proposal.contradicted}")
 
