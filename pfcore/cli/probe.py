@@ -56,7 +56,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="word surprisal as the sum of its tokens', without the beginning-of-word correction")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the score cache")
     p.add_argument("--json", action="store_true", help="print one JSON object (a list under 'results' "
-                   "with several models)")
+                   "with several models); alone, what was read in the sentence, nothing scored")
     add_model_args(p, several=True)
     add_checkpoint_args(p)
     p.set_defaults(func=run)
@@ -115,8 +115,8 @@ def run(args: argparse.Namespace) -> int:
     proposed = proposed_pairs(probe, proposal, pairs, auto=args.auto)
     has_decisions = bool(pairs or proposed) or probe.fits_frame
     over_checkpoints = bool(args.revisions or args.checkpoint_dir)
-    if not (has_decisions or args.words or proposal or over_checkpoints):
-        raise InputError(NO_PAIR)
+    if not (has_decisions or args.words or proposal or over_checkpoints or args.json):
+        raise InputError(NO_PAIR)  # with --json alone, what was read is printed (foci, kinds, control)
     specs = specs_from_args(args)
     with opened(use=not args.no_cache) as cache:
         if over_checkpoints:

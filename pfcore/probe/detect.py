@@ -266,9 +266,9 @@ def _not_found_message(text: str) -> str:
 def _read(text: str, name: str, start: int, end: int, lexicon: Lexicon) -> Probe | str:
     """The probe of the connective at start:end when it is a real use of its construction, else
     why not (a message naming what the words read as): a sentence in the paper's frame is read by
-    the frame; any other needs a clause before the connective and a focus after it, a negative
-    context where the construction needs one and no pause marks it, must not have the structure of
-    its look-alike, and needs a phrase before the connective parallel to focus 2."""
+    the frame; any other needs a clause before the connective and a focus after it, must not have
+    the structure of its look-alike, needs a negative context where the construction needs one and
+    no pause marks it, and a phrase before the connective parallel to focus 2."""
     construction = CONSTRUCTIONS[name]
     connective = construction.connective
     probe = Probe(text, name, "", lexicon, connective, (start, end))
@@ -281,13 +281,13 @@ def _read(text: str, name: str, start: int, end: int, lexicon: Lexicon) -> Probe
         return (f"'{connective}' needs a clause before it and a focus after it, as in: {construction.example} "
                 f"Without them it reads as {construction.look_alike}")
     paused = text[:start].rstrip().endswith(tuple(PAUSES))
-    if construction.needs_licensor and not paused and not _is_negative(_words(before)):
-        return _look_alike(construction, "without a pause, it needs a negative or limiting clause before it "
-                                         "('not', 'never', 'hardly', ...)")
     own = OWN_TESTS.get(name)
     why = own(text, start, end, paused) if own is not None else ""
     if why:
         return _look_alike(construction, why)
+    if construction.needs_licensor and not paused and not _is_negative(_words(before)):
+        return _look_alike(construction, "without a pause, it needs a negative or limiting clause before it "
+                                         "('not', 'never', 'hardly', ...)")
     foci = parse.coordination(probe.sentence_with(JOINER), start, JOINER)
     if isinstance(foci, str):
         return _look_alike(construction, foci.replace("the connective", f"'{connective}'"))

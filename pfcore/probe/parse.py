@@ -298,7 +298,7 @@ def dismissal(text: str, start: int, end: int) -> str:
         clause = next((t for t in hanging if t.dep_ == "advcl"), None)
         if clause is None:
             return "nothing but a discourse word comes before it"
-        words = doc[clause.left_edge.i:clause.right_edge.i + 1].text
+        words = doc[clause.left_edge.i:clause.right_edge.i + 1].text.rstrip(",;:\u2014\u2013 ")
         return f"the clause before it, '{words}', is a condition of the verb 'mind' that dismisses what follows"
     governor = mind.head
     reports = (mind.dep_ in ("xcomp", "ccomp", "parataxis") and governor.i < mind.i and governor.pos_ == "VERB"

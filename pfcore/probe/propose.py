@@ -34,6 +34,8 @@ LIKELIER = ("more likely", "less likely")
 WEAKER_POINT = ("a weaker point", "a stronger point")
 FROM_GENERATOR = "the semantic suite's item generator (the paper's follow-ups for this frame)"
 FROM_CLAUSE = "the parse of the sentence (the verb before focus 1, or the foci's own verbs)"
+# Words between the verb and focus 1 that lean on the sentence's negation, left out with it.
+POLARITY_WORDS = frozenset({"any", "ever", "yet", "even"})
 # Idioms whose task has another verb: "have been to Ohio" is a visit, "going to Ohio".
 IDIOMS = {("be", "to"): "go"}
 # A reflexive's subject and the subject's object form, for the gerund's own subject ("him explaining himself").
@@ -185,8 +187,8 @@ def _is_state(head: Token, verb: Token) -> bool:
 
 def _dropped(token: Token) -> bool:
     """Whether a word between the verb and focus 1 stays in the sentence, not in the follow-up: the
-    negation and adverbs ("have no time for" -> "having time for", "never even")."""
-    return is_licensor(token) or token.pos_ in ("ADV", "PART") or (token.dep_ == "det" and token.lower_ == "any")
+    negation and the words that lean on it ("have no time for" -> "having time for"; "any", "even")."""
+    return is_licensor(token) or token.dep_ == "neg" or token.lower_ in POLARITY_WORDS
 
 
 def _verb_phrase(focus: str, verb: Token | None) -> tuple[str, str]:
