@@ -132,6 +132,8 @@ def test_no_proposal_says_why_with_a_sentence_that_gets_one(text: str, reason: s
     ("I don't even know his name, let alone where he lives.",
      "Knowing his name is easier than knowing where he lives."),
     ("Nobody invited Mary, much less her cousin Sue.", "Inviting Mary is easier than inviting her cousin Sue."),
+    ("I don't know what he said, let alone what he meant.",
+     "Knowing what he said is easier than knowing what he meant."),
     ("He has never beaten Peter, let alone Magnus Carlsen.", "Beating Peter is easier than beating Magnus Carlsen."),
 ])
 def test_issue_29s_proposals_are_grammatical(text: str, entailed: str) -> None:
