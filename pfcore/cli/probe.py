@@ -56,7 +56,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="word surprisal as the sum of its tokens', without the beginning-of-word correction")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the score cache")
     p.add_argument("--json", action="store_true", help="print one JSON object (a list under 'results' "
-                   "with several models)")
+                   "with several models); alone, what was read in the sentence, nothing scored")
     add_model_args(p, several=True)
     add_checkpoint_args(p)
     p.set_defaults(func=run)
@@ -73,11 +73,16 @@ def pairs_from_args(args: argparse.Namespace) -> list[tuple[str, str]]:
 def proposed_pairs(probe: Probe, proposal: Proposal | None, pairs: list[tuple[str, str]],
                    *, auto: bool) -> list[tuple[str, str]]:
     """The proposed pair to score with --auto (none for a frame sentence without pairs: its block
-    already holds the proposed follow-ups); an InputError saying why when nothing could be proposed."""
+    already holds the proposed follow-ups; none when the proposal failed its check, which the
+    output says); an InputError saying why when nothing could be proposed or scored."""
     if not auto or proposal is None or (probe.fits_frame and not pairs):
         return []
     if proposal.pair is None:
         raise InputError(f"--auto: no follow-ups could be proposed: {proposal.reason}")
+    if not proposal.scorable:
+        if pairs:
+            return []
+        raise InputError(f"--auto: the proposed follow-ups are not scored: {proposal.not_scored}")
     return [proposal.pair]
 
 
@@ -110,8 +115,8 @@ def run(args: argparse.Namespace) -> int:
     proposed = proposed_pairs(probe, proposal, pairs, auto=args.auto)
     has_decisions = bool(pairs or proposed) or probe.fits_frame
     over_checkpoints = bool(args.revisions or args.checkpoint_dir)
-    if not (has_decisions or args.words or proposal or over_checkpoints):
-        raise InputError(NO_PAIR)
+    if not (has_decisions or args.words or proposal or over_checkpoints or args.json):
+        raise InputError(NO_PAIR)  # with --json alone, what was read is printed (foci, kinds, control)
     specs = specs_from_args(args)
     with ScoreCache.when(not args.no_cache) as cache:
         if over_checkpoints:
@@ -152,6 +157,8 @@ def _proposal_text(proposal: Proposal, *, scored: bool) -> str:
     if proposal.pair is None:
         return f"proposed follow-ups: none ({proposal.reason})"
     status = "scored above with --auto" if scored else "a proposal, not scored: edit it, or score it with --auto"
+    if not proposal.scorable:
+        status = f"shown, not scored ({proposal.not_scored})"
     return (f"proposed follow-ups, from {proposal.source}; {status}:\n  entailed:     {proposal.entailed}\n"
             f"  contradicted: {proposal.contradicted}")
 

@@ -1,6 +1,8 @@
 """Reading one sentence: find a Paired-Focus construction and its foci, build its "or" control and,
 for sentences in the paper's frame, the follow-ups and syntactic manipulations the item generators
-make for it."""
+make for it. The foci come from the structure of the sentence (`pfcore.probe.parse`): focus 2 is what
+the connective joins, focus 1 the phrase before it that is parallel to focus 2. What detection knows
+of each construction is in one table, CONSTRUCTIONS."""
 from __future__ import annotations
 
 import re
@@ -13,80 +15,58 @@ from pfcore.items.generate import generate_semantic, generate_syntax
 from pfcore.items.lexicon import Lexicon, Pronoun, load_lexicon
 from pfcore.items.schema import SYNTAX_CONTROL, SemanticItem, SyntaxItem
 from pfcore.names import Reduction
+from pfcore.probe import parse
+from pfcore.probe.parse import KIND_NAMES, NEGATIVE_WORDS, Phrase
 from pfcore.suites import semantic, syntax
 
 MAX_CHARS = 500
+STRONGER, WEAKER = "stronger", "weaker"  # where focus 2 lies on the construction's scale
+
+
+@dataclass(frozen=True)
+class Construction:
+    """What detection knows of one construction: its spellings, whether it needs a negative or
+    limiting clause before it (checked where no pause precedes it), where focus 2 lies on its scale
+    (STRONGER: the harder or stronger end), an example of a real use, and what its words read as
+    when they are not the construction."""
+
+    name: str
+    spellings: tuple[str, ...]
+    needs_licensor: bool
+    focus2: str
+    example: str
+    look_alike: str
+
+    @property
+    def connective(self) -> str:
+        """The spelling the control and the messages use."""
+        return self.spellings[0]
+
+
+# The one table detection reads (issue 30 will fill it from definition files).
+CONSTRUCTIONS: dict[str, Construction] = {c.name: c for c in (
+    Construction("let_alone", ("let alone",), True, STRONGER, "He doesn't like shrimp, let alone squid.",
+                 "the verb 'let (something) alone' (leave it alone), as in 'Let me alone!'"),
+    Construction("much_less", ("much less",), True, STRONGER, "She can't afford a bike, much less a car.",
+                 "the comparative 'much less' (a lot less), as in 'He ate much less than I did.'"),
+    Construction("not_to_mention", ("not to mention",), False, STRONGER, "The hotel was noisy, not to mention dirty.",
+                 "the verb 'mention' negated, as in 'I decided not to mention it.'"),
+    Construction("never_mind", ("never mind",), True, STRONGER, "I can't even boil water, never mind cook a meal.",
+                 "the imperative or discourse 'never mind' (forget it) or the verb 'mind', as in "
+                 "'Never mind, I'll do it myself.'"),
+)}
 # One natural example per construction, shown when a sentence has none.
-EXAMPLES: dict[str, str] = {
-    "let_alone": "He doesn't like shrimp, let alone squid.",
-    "much_less": "She can't afford a bike, much less a car.",
-    "not_to_mention": "The hotel was noisy, not to mention dirty.",
-    "never_mind": "I can't even boil water, never mind cook a meal.",
-}
+EXAMPLES: dict[str, str] = {name: c.example for name, c in CONSTRUCTIONS.items()}
 FRAME_EXAMPLE = "You couldn't lift a tiny rock, let alone a huge one."
 # Subjects the frame accepts beyond the lexicon's, with a contrasting gapped-conjunct pronoun.
 EXTRA_PRONOUNS = (Pronoun("I", "you"), Pronoun("he", "her"), Pronoun("she", "him"))
-DETERMINERS = frozenset({"a", "an", "the", "this", "that", "these", "those", "my", "your", "his", "her",
-                         "its", "our", "their", "some", "any", "no"})
-# Words before focus 1's noun that belong to its noun phrase ("the" in "the first volume");
-# "that" is left out, as it more often starts a clause.
-PHRASE_OPENERS = (DETERMINERS - {"that"}) | frozenset({
-    "all", "both", "each", "every", "many", "several", "most", "one", "two", "three", "four", "five",
-    "six", "seven", "eight", "nine", "ten", "half"})
-# Words that end focus 1 when it is read backwards from the connective (they are not part of it).
-BOUNDARY = frozenset({"i", "you", "he", "she", "it", "we", "they", "can", "could", "will", "would",
-                      "shall", "should", "may", "might", "must", "do", "does", "did", "is", "are", "was",
-                      "were", "be", "been", "am", "have", "has", "had", "cannot", "not", "never", "even",
-                      "also", "only", "just"})
-# Subjects whose contractions ("it's", "I'm") cannot end focus 1.
-SUBJECTS = frozenset({"i", "you", "he", "she", "it", "we", "they", "that", "there", "what", "who"})
-# Words that cannot end focus 1 right before an unpaused connective: subjects, auxiliaries,
-# negation, "to" and degree words ("you should let alone", "so much less", "a much less").
-NO_FOCUS_BEFORE = (BOUNDARY - {"it"}) | frozenset({
-    "to", "please", "so", "very", "far", "too", "how", "a", "an", "the", "and", "or", "but"})
-# Words that make a clause negative or limiting: the context of a negative-polarity connective.
-NEGATIVE_WORDS = frozenset({"not", "no", "never", "nobody", "nothing", "none", "nowhere", "neither",
-                            "nor", "cannot", "without", "hardly", "barely", "scarcely", "seldom",
-                            "rarely", "few", "little", "unable", "impossible", "too"})
-# Connectives that are negative polarity items: without a pause they need a negative clause.
-NEEDS_NEGATION_UNPAUSED = frozenset({"let_alone", "much_less", "never_mind"})
-# Words that open a sentence or clause without being focus 1 ("Oh, never mind that.").
-DISCOURSE_WORDS = frozenset({"oh", "ah", "well", "ok", "okay", "so", "but", "and", "or", "anyway",
-                             "hey", "look", "now", "then", "please", "just", "yes", "no", "yeah",
-                             "right", "alright"})
 # Characters that mark a pause before the connective (and split clauses): comma, semicolon,
 # colon, em and en dash.
 PAUSES = ",;:\u2014\u2013"
-# Nouns counted in bulk: "much less water" without a pause is the comparative.
-MASS_NOUNS = frozenset({"water", "money", "time", "food", "sugar", "salt", "fat", "energy", "milk",
-                        "coffee", "tea", "beer", "wine", "alcohol", "meat", "bread", "rice", "fuel",
-                        "gas", "oil", "space", "room", "noise", "traffic", "effort", "attention",
-                        "information", "news", "weight", "pressure", "damage", "stuff"})
-# Adjectives and adverbs compared with "much less" that no suffix in GRADED_SUFFIXES catches.
-GRADED_WORDS = frozenset({"often", "well", "much", "so", "fun", "common", "busy", "easy", "noisy",
-                          "risky", "heavy", "crowded", "good", "bad", "hard", "far", "long"})
-GRADED_SUFFIXES = ("ive", "ous", "able", "ible", "ful", "ant", "ent", "ic", "al", "ly")
-MIN_SUFFIXED_LENGTH = 6  # shorter words ("meal", "fly", "rent") are rarely graded
-# Words before an unpaused "not to mention" that make it a negated infinitive: verbs taking
-# one ("decided not to mention it") and the objects of such verbs ("told him not to mention").
-INFINITIVE_TAKERS = frozenset({
-    "decide", "decided", "decides", "promise", "promised", "promises", "try", "tried", "tries",
-    "trying", "agree", "agreed", "choose", "chose", "chosen", "ask", "asked", "tell", "told",
-    "remember", "remembered", "careful", "better", "learn", "learned", "hope", "hoped", "want",
-    "wanted", "wish", "wished", "prefer", "preferred", "how", "whether", "as", "sure",
-    "me", "him", "her", "us", "them", "you"})
-# Verbs of saying before "never mind" make it quoted discourse ("He said, never mind.").
-REPORTING_VERBS = frozenset({"say", "said", "says", "tell", "told", "replied", "shouted", "thought",
-                             "answered", "added", "whispered"})
-# What each connective reads as when it is not the construction. "let alone" at the start of a
-# sentence ("Let alone the dog, it bites.") has no focus 1 before it, so it is taken as the verb.
-LOOK_ALIKES: dict[str, str] = {
-    "let_alone": "the verb 'let (something) alone' (leave it alone), as in 'Let me alone!'",
-    "much_less": "the comparative 'much less' (a lot less), as in 'He ate much less than I did.'",
-    "not_to_mention": "the verb 'mention' negated, as in 'I decided not to mention it.'",
-    "never_mind": "the imperative or discourse 'never mind' (forget it) or the verb 'mind', as "
-                  "in 'Never mind, I'll do it myself.'",
-}
+# What the parser reads in place of the connective: a coordination whose conjuncts are the two
+# foci. "or even" (a focus particle after "or", as the connective is one) keeps a bare verb a verb
+# where "or" alone lets the small parser read "or boil water" as a noun compound.
+JOINER = "or even"
 # Near misses that contain no connective: a pattern and what to tell the user.
 NEAR_MISSES: tuple[tuple[str, str], ...] = (
     (r"\blet\s+(?:\S+\s+){1,3}alone\b",
@@ -97,10 +77,12 @@ NEAR_MISSES: tuple[tuple[str, str], ...] = (
 )
 
 
+
 @dataclass(frozen=True)
 class FrameFit:
     """How a sentence fits the paper's frame: PRONOUN MODAL VERB ADJ1 NOUN, CONNECTIVE ADJ2 one.
-    `aligned` is True when the first adjective is the scale's easier end (the paper's order)."""
+    `aligned` is True when the first adjective is the scale's easier end (the paper's order);
+    `spans` are where its foci ("a tiny rock", "a huge one") are."""
 
     frame: str
     pronoun: str
@@ -111,6 +93,7 @@ class FrameFit:
     first_adj: str
     second_adj: str
     aligned: bool
+    spans: tuple[tuple[int, int], tuple[int, int]] = field(default=((0, 0), (0, 0)), compare=False)  # the two foci
 
 
 @dataclass(frozen=True)
@@ -129,7 +112,8 @@ class Manipulation:
 @dataclass(frozen=True)
 class Probe:
     """What pfcore read in one sentence; `construction` is None (and `message` says why) when
-    there is no construction to probe."""
+    there is no construction to probe. `structure` is how the parser read the two foci (None for a
+    sentence in the paper's frame, whose foci the frame gives)."""
 
     text: str
     construction: str | None
@@ -145,6 +129,9 @@ class Probe:
     manipulations: tuple[Manipulation, ...] = ()
     syntax_items: tuple[SyntaxItem, ...] = field(default=(), repr=False, compare=False)
     block: tuple[SemanticItem, ...] = field(default=(), repr=False, compare=False)  # the suite's 8 rows
+    focus1_span: tuple[int, int] = (0, 0)  # characters of focus 1 in `text`
+    focus2_span: tuple[int, int] = (0, 0)
+    structure: tuple[Phrase, Phrase] | None = field(default=None, repr=False, compare=False)
 
     @property
     def fits_frame(self) -> bool:
@@ -152,18 +139,9 @@ class Probe:
         return self.frame is not None
 
     @property
-    def focus1_span(self) -> tuple[int, int]:
-        """Characters of focus 1 in the sentence (it ends where the pause before the connective
-        starts); (0, 0) when it is not found there."""
-        end = len(self.text[:self.span[0]].rstrip().rstrip(PAUSES).rstrip())
-        start = end - len(self.focus1)
-        return (start, end) if self.focus1 and start >= 0 and self.text[start:end] == self.focus1 else (0, 0)
-
-    @property
-    def focus2_span(self) -> tuple[int, int]:
-        """Characters of focus 2 in the sentence (after the connective); (0, 0) when it is not found."""
-        at = self.text.find(self.focus2, self.span[1]) if self.focus2 else -1
-        return (at, at + len(self.focus2)) if at >= 0 else (0, 0)
+    def kinds(self) -> tuple[str, str]:
+        """The kinds of phrase of focus 1 and focus 2 (keys of `parse.KIND_NAMES`; noun phrases in the frame)."""
+        return (self.structure[0].kind, self.structure[1].kind) if self.structure else ("NP", "NP")
 
     @property
     def choices(self) -> dict[str, str]:
@@ -172,8 +150,10 @@ class Probe:
 
     def as_json(self) -> dict[str, object]:
         """What was read in the sentence, as plain data (the CLI's --json)."""
+        kinds = list(self.kinds) if self.construction else None
         return {"sentence": self.text, "construction": self.construction, "connective": self.connective,
-                "focus1": self.focus1, "focus2": self.focus2, "control": self.control, "fits_frame": self.fits_frame}
+                "focus1": self.focus1, "focus2": self.focus2, "focus_kinds": kinds, "control": self.control,
+                "fits_frame": self.fits_frame}
 
     def sentence_with(self, connective: str) -> str:
         """The sentence with its connective replaced by another one (or by a control)."""
@@ -191,18 +171,25 @@ class Probe:
         return switched if switched.construction == name else self._switched(name)
 
     def _switched(self, name: str) -> Probe:
-        """The probe with another connective in the same place and the same foci (a stricter
-        look-alike rule may not read the new sentence alone, but the user chose the construction)."""
+        """The probe with another connective in the same place and the same foci (a look-alike
+        rule may not read the new sentence alone, but the user chose the construction)."""
         connective = self.choices[name]
-        start = self.span[0]
         text = self.sentence_with(connective)
-        probe = replace(self, text=text, construction=name, connective=connective,
-                        span=(start, start + len(connective)), frame=None, proposed=None,
-                        manipulations=(), syntax_items=(), block=())
+        probe = _placed(replace(self, text=text, construction=name, connective=connective, frame=None, proposed=None,
+                                manipulations=(), syntax_items=(), block=()), self.span[0], connective)
         fitted = _fit_frame(text, name, self.lexicon)
         probe = _with_frame(probe, *fitted) if fitted else probe
         return replace(probe, message=_found_message(probe))
 
+
+def _placed(probe: Probe, start: int, connective: str) -> Probe:
+    """The probe with its connective now `connective` at `start` of its text: the spans after it
+    (focus 2's, the parser's focus 2) move with it."""
+    delta = start + len(connective) - probe.span[1]
+    a, b = probe.focus2_span
+    structure = probe.structure and (probe.structure[0], probe.structure[1].moved(delta))
+    return replace(probe, span=(start, start + len(connective)), focus2_span=(a + delta, b + delta),
+                   structure=structure)
 
 
 @lru_cache(maxsize=1)
@@ -250,133 +237,122 @@ def analyze_sentence(text: str, lexicon: Lexicon | None = None) -> Probe:
     syntactic manipulations when the sentence fits the paper's frame."""
     text = clean_text(text)
     lexicon = lexicon or _default_lexicon()
-    found = _find_connective(text, lexicon)
-    if found is None:
-        return Probe(text, None, _not_found_message(text, lexicon), lexicon)
-    name, start, end = found
-    focus2 = _focus2(text, end)
-    probe = Probe(text, name, "", lexicon, lexicon.constructions[name], (start, end),
-                  _focus1(_sentence_before(text, start), focus2), focus2)
-    probe = replace(probe, control=probe.sentence_with(lexicon.semantic_control))
-    fitted = _fit_frame(text, name, lexicon)
-    if fitted is not None:
-        probe = _with_frame(probe, *fitted)
-    return replace(probe, message=_found_message(probe))
+    first_rejection = ""
+    for start, end, name in _candidates(text):
+        read = _read(text, name, start, end, lexicon)
+        if isinstance(read, Probe):
+            return replace(read, message=_found_message(read))
+        first_rejection = first_rejection or read
+    return Probe(text, None, first_rejection or _not_found_message(text), lexicon)
 
 
-def _find_connective(text: str, lexicon: Lexicon) -> tuple[str, int, int] | None:
-    """The first connective in the text that is a real use of its construction (not a look-alike
-    such as comparative "much less than"): its name and character span."""
-    for start, end, name in _candidates(text, lexicon):
-        if _rejection(text, name, start, end, lexicon) is None:
-            return name, start, end
-    return None
-
-
-def _candidates(text: str, lexicon: Lexicon) -> list[tuple[int, int, str]]:
-    """Every occurrence of every connective (any case, any spacing), in reading order."""
+def _candidates(text: str) -> list[tuple[int, int, str]]:
+    """Every occurrence of every construction's spellings (any case, any spacing), in reading order."""
     hits = []
-    for name, words in lexicon.constructions.items():
-        pattern = r"\b" + r"\s+".join(map(re.escape, words.split())) + r"\b"
-        hits += [(m.start(), m.end(), name) for m in re.finditer(pattern, text, re.IGNORECASE)]
+    for name, construction in CONSTRUCTIONS.items():
+        for spelling in construction.spellings:
+            pattern = r"\b" + r"\s+".join(map(re.escape, spelling.split())) + r"\b"
+            hits += [(m.start(), m.end(), name) for m in re.finditer(pattern, text, re.IGNORECASE)]
     return sorted(hits)
 
 
-def _not_found_message(text: str, lexicon: Lexicon) -> str:
-    """Why the sentence has no construction: why its first connective is not one, else which
-    near miss it has ("let me alone"), with the four connectives and their examples."""
-    candidates = _candidates(text, lexicon)
-    if candidates:
-        start, end, name = candidates[0]
-        return _rejection(text, name, start, end, lexicon) or no_construction_message()
+def _not_found_message(text: str) -> str:
+    """Why a sentence without any connective has no construction: which near miss it has ("let me
+    alone"), with the four connectives and their examples."""
     near = [why for pattern, why in NEAR_MISSES if re.search(pattern, text, re.IGNORECASE)]
     return " ".join(near[:1] + [no_construction_message()])
 
 
-def _rejection(text: str, name: str, start: int, end: int, lexicon: Lexicon) -> str | None:
-    """Why the connective at start:end is not the construction (a message for the user), or None
-    when it is: it needs a clause with focus 1 before it, a focus 2 after it, and must not read
-    as its look-alike."""
-    connective = lexicon.constructions[name]
-    example = EXAMPLES.get(name, FRAME_EXAMPLE)
-    reading = LOOK_ALIKES.get(name, "something else")
-    before, focus2 = _sentence_before(text, start), _focus2(text, end)
-    if not _has_focus1(_clause_tail(before)) or not focus2:
-        return (f"'{connective}' needs a clause before it and a focus after it, as in: {example} "
-                f"Without them it reads as {reading}")
-    if _reads_as_look_alike(name, _words(before), _words(focus2), _paused(text, start)):
-        return (f"No Paired-Focus construction found: '{connective}' here reads as {reading}; "
-                f"the construction joins a weaker and a stronger focus, as in: {example}")
-    return None
+def _read(text: str, name: str, start: int, end: int, lexicon: Lexicon) -> Probe | str:
+    """The probe of the connective at start:end when it is a real use of its construction, else
+    why not (a message naming what the words read as): a sentence in the paper's frame is read by
+    the frame; any other needs a clause before the connective and a focus after it, must not have
+    the structure of its look-alike, needs a negative context where the construction needs one and
+    no pause marks it, and a phrase before the connective parallel to focus 2."""
+    construction = CONSTRUCTIONS[name]
+    connective = construction.connective
+    probe = Probe(text, name, "", lexicon, connective, (start, end))
+    probe = replace(probe, control=probe.sentence_with(lexicon.semantic_control))
+    fitted = _fit_frame(text, name, lexicon)
+    if fitted is not None:
+        return _with_frame(probe, *fitted)
+    before, after = _sentence_before(text, start), _focus2_words(text, end)
+    if not _words(re.split(f"[{re.escape(PAUSES)}]", before)[-1]) or not after:
+        return (f"'{connective}' needs a clause before it and a focus after it, as in: {construction.example} "
+                f"Without them it reads as {construction.look_alike}")
+    paused = text[:start].rstrip().endswith(tuple(PAUSES))
+    own = OWN_TESTS.get(name)
+    why = own(text, start, end, paused) if own is not None else ""
+    if why:
+        return _look_alike(construction, why)
+    if construction.needs_licensor and not paused and not _is_negative(_words(before)):
+        return _look_alike(construction, "without a pause, it needs a negative or limiting clause before it "
+                                         "('not', 'never', 'hardly', ...)")
+    foci = parse.coordination(probe.sentence_with(JOINER), start, JOINER)
+    if isinstance(foci, str):
+        return _look_alike(construction, foci.replace("the connective", f"'{connective}'"))
+    return _with_foci(probe, *foci)
 
 
-def _reads_as_look_alike(name: str, before: list[str], after: list[str], paused: bool) -> bool:
-    """Whether the connective between these words is its look-alike. Without a pause before it,
-    the word before must be able to end focus 1 and, for the negative-polarity connectives, the
-    clause must be negative or limiting; then each connective's own test."""
-    if not paused and (_cannot_end_focus1(before[-1]) or
-                       (name in NEEDS_NEGATION_UNPAUSED and not _is_negative(before))):
-        return True
-    own_test = OWN_TESTS.get(name)
-    return own_test is not None and own_test(before, after, paused)
+def _with_foci(probe: Probe, first: Phrase, second: Phrase) -> Probe:
+    """The probe with the parser's foci, read with the JOINER in place of the connective and placed
+    in the sentence."""
+    delta = probe.span[1] - probe.span[0] - len(JOINER)
+    second = second.moved(delta)
+    return replace(probe, focus1=first.text(probe.text), focus2=second.text(probe.text),
+                   focus1_span=(first.start, first.end), focus2_span=(second.start, second.end),
+                   structure=(first, second))
 
 
-def _comparative_much_less(before: list[str], after: list[str], paused: bool) -> bool:
-    """Whether "much less" is the comparative (less by much): always before "than"; unpaused
-    before a mass noun, an adjective or adverb, or a later "than"; after a pause in a positive
-    clause before an adjective or adverb or a later "than" ("ten dollars, much less than ...")."""
-    if after[0] == "than":
-        return True
-    graded = _looks_graded(after[0]) or "than" in after
-    if not paused:
-        return graded or after[0] in MASS_NOUNS
-    return graded and not _is_negative(before)
+def _look_alike(construction: Construction, why: str) -> str:
+    """The message for a connective that is not its construction here: what it reads as, and why."""
+    return (f"No Paired-Focus construction found: '{construction.connective}' here reads as "
+            f"{construction.look_alike} ({why}); the construction joins a weaker and a stronger focus, as in: "
+            f"{construction.example}")
 
 
-def _infinitive_not_to_mention(before: list[str], after: list[str], paused: bool) -> bool:
-    """Whether "not to mention" is a negated infinitive ("decided not to mention it"): unpaused
-    after a verb that takes an infinitive or after its object ("told him not to mention")."""
-    return not paused and before[-1] in INFINITIVE_TAKERS
+def _comparative_much_less(text: str, start: int, end: int, paused: bool) -> str:
+    """Why "much less" is the comparative (less by much), or '': right before "than"; without a
+    pause, before a graded word or a mass noun (see `parse.graded_after`) or a later "than"; after a
+    pause in a positive clause, before a graded word or a later "than" ("ten dollars, much less than
+    I expected")."""
+    words = _words(text[end:])
+    if words[:1] == ["than"]:
+        return "'than' follows it"
+    compared = parse.graded_after(text, end)
+    if not paused or not _is_negative(_words(_sentence_before(text, start))):
+        if "than" in words:
+            return "a 'than' follows"
+        if compared:
+            return f"'{compared}' after it is what it compares"
+    return ""
 
 
-def _quoted_never_mind(before: list[str], after: list[str], paused: bool) -> bool:
-    """Whether "never mind" is quoted after a verb of saying ("He said, never mind the cost.")."""
-    return before[-1] in REPORTING_VERBS
+def _infinitive_not_to_mention(text: str, start: int, end: int, paused: bool) -> str:
+    """Why "not to mention" is the negated infinitive of "mention", or '' (only without a pause:
+    see `parse.infinitive_governor`)."""
+    return "" if paused else parse.infinitive_governor(text, start, end)
 
 
-# Each connective's own look-alike test, after the shared ones: (words before, words of
-# focus 2, paused) -> whether it is the look-alike.
-OWN_TESTS: dict[str, Callable[[list[str], list[str], bool], bool]] = {
+def _dismissal_never_mind(text: str, start: int, end: int, paused: bool) -> str:
+    """Why "never mind" is a dismissal (see `parse.dismissal`), or ''."""
+    return parse.dismissal(text, start, end)
+
+
+# Each connective's own look-alike test, after the shared ones: (text, start, end, paused) -> why
+# the connective there is its look-alike ('' when it is not). These are about the English words
+# (the verb "mention", the verb "mind", the comparative "less"), not about the constructions.
+OWN_TESTS: dict[str, Callable[[str, int, int, bool], str]] = {
     "much_less": _comparative_much_less,
     "not_to_mention": _infinitive_not_to_mention,
-    "never_mind": _quoted_never_mind,
+    "never_mind": _dismissal_never_mind,
 }
-
-
-def _cannot_end_focus1(word: str) -> bool:
-    """Whether a word right before an unpaused connective cannot be the end of focus 1: a
-    subject, auxiliary or degree word ("should let alone", "so much less"), or a contraction
-    ("isn't", "it's")."""
-    return (word in NO_FOCUS_BEFORE or word.endswith("n't")
-            or ("'" in word and word.split("'")[0] in SUBJECTS))
-
-
-def _looks_graded(word: str) -> bool:
-    """Whether a word after "much less" looks like an adjective or adverb being compared
-    ("expensive", "often", "quickly"), from a short list and common suffixes."""
-    return word in GRADED_WORDS or (len(word) >= MIN_SUFFIXED_LENGTH and word.endswith(GRADED_SUFFIXES))
 
 
 def _is_negative(words: list[str]) -> bool:
     """Whether a clause is negative or limiting ("can't", "never", "few", "hardly"), the context
     the negative-polarity connectives need."""
     return any(w in NEGATIVE_WORDS or w.endswith("n't") for w in words)
-
-
-def _has_focus1(tail: list[str]) -> bool:
-    """Whether the clause before the connective has a word that can be focus 1, i.e. is more
-    than discourse words ("Oh, never mind") and pronouns or auxiliaries ("I never mind")."""
-    return any(w not in DISCOURSE_WORDS and w not in NO_FOCUS_BEFORE for w in tail)
 
 
 def _words(text: str) -> list[str]:
@@ -390,61 +366,9 @@ def _sentence_before(text: str, start: int) -> str:
     return before.rstrip().rstrip(PAUSES).rstrip()
 
 
-def _clause_tail(before: str) -> list[str]:
-    """The words after the last pause in the sentence before the connective: what focus 1 must
-    be found in ("Oh" in "Oh, never mind that.")."""
-    return _words(re.split(f"[{re.escape(PAUSES)}]", before)[-1])
-
-
-def _paused(text: str, start: int) -> bool:
-    """Whether a pause (comma, semicolon, colon, dash) comes right before the connective."""
-    return text[:start].rstrip().endswith(tuple(PAUSES))
-
-
-def _focus2(text: str, end: int) -> str:
-    """Focus 2: the words after the connective up to the next punctuation."""
-    return re.match(r"[^,;:.!?]*", text[end:]).group(0).strip()  # type: ignore[union-attr]  # always matches
-
-
-def _focus1(before: str, focus2: str) -> str:
-    """A guess at focus 1 from its parallel with focus 2: the noun phrase from the last
-    determiner when focus 2 starts with one ("a tiny rock" / "a huge one"), else as many words
-    as focus 2 has read backwards (see _parallel_start), with the determiner before them."""
-    words = before.split()
-    start = _determiner_start(words) if focus2.split()[0].lower() in DETERMINERS else None
-    if start is None:
-        start = _with_determiner(words, _parallel_start(words, len(focus2.split())))
-    return " ".join(words[start:])
-
-
-def _determiner_start(words: list[str]) -> int | None:
-    """Where the noun phrase from the last determiner starts, if no auxiliary or negation
-    follows it (so "The hotel was noisy" is not taken as one phrase)."""
-    starts = [i for i, w in enumerate(words) if bare_word(w) in DETERMINERS]
-    if not starts or any(bare_word(w) in BOUNDARY for w in words[starts[-1]:]):
-        return None
-    return starts[-1]
-
-
-def _parallel_start(words: list[str], size: int) -> int:
-    """Where `size` words read backwards start, stopping at a pronoun, auxiliary, negation or
-    "even" ("boil water"); a last "it" comes with its verb, counted as one ("mentioned it")."""
-    it_object = len(words) > 1 and bare_word(words[-1]) == "it"
-    start = len(words) - 2 * it_object
-    while start > 0 and len(words) - it_object - start < size:
-        bare = bare_word(words[start - 1])
-        if bare in BOUNDARY or bare.endswith("n't"):
-            break
-        start -= 1
-    return min(start, len(words) - 1)
-
-
-def _with_determiner(words: list[str], start: int) -> int:
-    """The start moved back over the determiners and quantifiers of the same noun phrase
-    ("the" in "the first volume", "all the")."""
-    while 0 < start < len(words) and bare_word(words[start - 1]) in PHRASE_OPENERS:
-        start -= 1
-    return start
+def _focus2_words(text: str, end: int) -> list[str]:
+    """The words after the connective up to the next punctuation mark (where focus 2 must be)."""
+    return _words(re.match(r"[^,;:.!?]*", text[end:]).group(0))  # type: ignore[union-attr]  # always matches
 
 
 def bare_word(word: str) -> str:
@@ -466,9 +390,14 @@ def _frame_pattern(lexicon: Lexicon, connective: str) -> re.Pattern[str]:
     modals = {m.negative for m in lexicon.modals}
     return re.compile(
         rf"(?P<pronoun>{alt(set(_pronouns(lexicon)))}) (?P<modal>{alt(modals)}) "
-        rf"(?P<verb>{alt({f.verb for f in lexicon.frames})}) an? (?P<adj1>{alt(adjectives)}) "
-        rf"(?P<noun>{alt({f.noun for f in lexicon.frames})}),? {conn} an? (?P<adj2>{alt(adjectives)}) "
-        r"one[.!]?", re.IGNORECASE)
+        rf"(?P<verb>{alt({f.verb for f in lexicon.frames})}) (?P<focus1>an? (?P<adj1>{alt(adjectives)}) "
+        rf"(?P<noun>{alt({f.noun for f in lexicon.frames})})),? {conn} (?P<focus2>an? (?P<adj2>{alt(adjectives)}) "
+        r"one)[.!]?", re.IGNORECASE)
+
+
+def fits_frame(text: str, name: str, lexicon: Lexicon) -> bool:
+    """Whether a text is a sentence of the paper's frame with this construction."""
+    return _fit_frame(text, name, lexicon) is not None
 
 
 def _fit_frame(text: str, name: str, lexicon: Lexicon) -> tuple[FrameFit, Lexicon, Lexicon] | None:
@@ -481,6 +410,7 @@ def _fit_frame(text: str, name: str, lexicon: Lexicon) -> tuple[FrameFit, Lexico
     if match is None:
         return None
     words = {k: v.lower() for k, v in match.groupdict().items()}
+    spans = match.span("focus1"), match.span("focus2")
     for frame in lexicon.frames:
         if (frame.verb, frame.noun) != (words["verb"], words["noun"]):
             continue
@@ -496,7 +426,7 @@ def _fit_frame(text: str, name: str, lexicon: Lexicon) -> tuple[FrameFit, Lexico
                         modals=(modal,), pronouns=(pronoun,))
         scale_order = replace(typed, frames=(replace(frame, adjectives=adjectives),))
         fit = FrameFit(frame.name, pronoun.word, modal.negative, frame.verb, frame.noun, frame.scale,
-                       words["adj1"], words["adj2"], aligned=second == frame.harder)
+                       words["adj1"], words["adj2"], aligned=second == frame.harder, spans=spans)
         return fit, typed, scale_order
     return None
 
@@ -515,14 +445,20 @@ def _with_frame(probe: Probe, fit: FrameFit, typed: Lexicon, scale_order: Lexico
         Manipulation(m, "test" if m in syntax.TESTS else "control", by[(name, m)],
                      by[(SYNTAX_CONTROL, m)], by[(name, "base")], by[(SYNTAX_CONTROL, "base")])
         for m in syntax.TESTS + syntax.CONTROLS)
+    (a, b), (c, d) = fit.spans
     return replace(probe, frame=fit, manipulations=manipulations, syntax_items=items, block=block,
-                   proposed=(semantic.filled(item, item.fills[0]), semantic.filled(item, item.fills[1])))
+                   proposed=(semantic.filled(item, item.fills[0]), semantic.filled(item, item.fills[1])),
+                   focus1=probe.text[a:b], focus2=probe.text[c:d], focus1_span=(a, b), focus2_span=(c, d),
+                   structure=None)
 
 
 def _found_message(probe: Probe) -> str:
     """A one-paragraph reading of the probe for the page."""
-    text = (f"Found '{probe.connective}': focus 1 '{probe.focus1}', focus 2 '{probe.focus2}'. "
+    kind1, kind2 = (f" ({KIND_NAMES[k]})" for k in probe.kinds) if probe.structure else ("", "")
+    text = (f"Found '{probe.connective}': focus 1 '{probe.focus1}'{kind1}, focus 2 '{probe.focus2}'{kind2}. "
             f"The control replaces it with '{probe.lexicon.semantic_control}'.")
+    if probe.structure is not None and not parse.parallel(*probe.structure):
+        text += " The two foci are not the same kind of phrase: they are read as typed, not exchanged."
     if probe.frame is None:
         return text + (" Type a follow-up the construction entails and one it contradicts "
                        "(the paper's frame, e.g. '" + FRAME_EXAMPLE + "', gets them proposed).")

@@ -36,6 +36,20 @@ def unit_key(name: str, unit: str) -> str:
 
 
 @dataclass(frozen=True)
+class NotScored:
+    """A sentence pfcore built for a decision (the swapped order) that is shown but not scored,
+    because it does not keep the parse of the sentence as typed, and why."""
+
+    what: str
+    sentence: str
+    reason: str
+
+    def as_json(self) -> dict[str, str]:
+        """The sentence, what it is and why it was not scored, as plain data."""
+        return {"what": self.what, "sentence": self.sentence, "reason": self.reason}
+
+
+@dataclass(frozen=True)
 class PlannedDecision:
     """One comparison to make: the follow-ups after a sentence with the construction and after
     its "or" control, before anything is scored."""
@@ -93,13 +107,14 @@ class Decision:
 class ProbeVerdict:
     """All decisions on one sentence and the verdict they give together: `swapped` is the sentence
     with its foci swapped that some decisions read (None when there is none), `swap_note` why there
-    is none."""
+    is none, `not_scored` the sentences built but left out of the verdict (with why)."""
 
     probe: Probe
     reduction: Reduction
     decisions: tuple[Decision, ...]
     swapped: str | None = None
     swap_note: str = ""
+    not_scored: tuple[NotScored, ...] = ()
 
     @property
     def n_correct(self) -> int:
@@ -147,6 +162,7 @@ class ProbeVerdict:
                 "decisions": [d.as_json(unit=self.unit) for d in self.decisions],
                 "n_decisions": len(self.decisions), "n_correct": self.n_correct, "verdict": self.verdict,
                 "reading": self.reading(), "swapped_sentence": self.swapped, "swap_note": self.swap_note or None,
+                "not_scored": [n.as_json() for n in self.not_scored],
                 "note": anecdote_note(self) if self.anecdote else CAVEAT}
 
 
@@ -159,6 +175,7 @@ class DecisionPlan:
     planned: tuple[PlannedDecision, ...]
     swapped: str | None = None
     swap_note: str = ""
+    not_scored: tuple[NotScored, ...] = ()
 
     @property
     def from_block(self) -> bool:
@@ -180,7 +197,7 @@ class DecisionPlan:
         decisions = [Decision(p.context_order, p.followup_order, p.condition, p.context.text, p.entailed,
                               p.contradicted, float(v[0, 0] - v[0, 1]), float(v[1, 0] - v[1, 1]), p.origin)
                      for p, v in zip(self.planned, values)]
-        return ProbeVerdict(self.probe, reduction, tuple(decisions), self.swapped, self.swap_note)
+        return ProbeVerdict(self.probe, reduction, tuple(decisions), self.swapped, self.swap_note, self.not_scored)
 
 
 def plan_decisions(probe: Probe, pairs: Sequence[tuple[str, str]] = (), *,
@@ -249,12 +266,15 @@ def _pair_plan(probe: Probe, pairs: Sequence[tuple[tuple[str, str], str]]) -> De
         entailed, contradicted = checked_pair(entailed, contradicted)
         planned.append(PlannedDecision(typed, f"pair {n}", f"pair {n}, {typed}", probe, entailed, contradicted,
                                        origin))
-        if swap.probe is not None:
+        if swap.scored and swap.probe is not None:
             planned.append(PlannedDecision(other, f"pair {n}", f"pair {n}, {other}", swap.probe, contradicted,
                                            entailed, origin))
     if swap.probe is None:
         note = f"the sentence with its foci swapped was not scored: {swap.reason}"
         return DecisionPlan(probe, tuple(planned), None, note)
+    if not swap.scored:
+        return DecisionPlan(probe, tuple(planned), None, swap.reason,
+                            (NotScored("the sentence with its foci swapped", swap.probe.text, swap.reason),))
     return DecisionPlan(probe, tuple(planned), swap.probe.text)
 
 

@@ -155,7 +155,10 @@ def pair_inputs(sentence: str, probe: Probe,
     (typed, proposed): a row holding the proposal unedited counts as proposed."""
     st.markdown("**Follow-up pairs**: in each row, a follow-up the construction entails and one it "
                 "contradicts. Each row is read twice: on the sentence as typed and with its foci swapped.")
-    if proposal.pair is not None:
+    if proposal.pair is not None and not proposal.scorable:
+        st.info(f"**Proposed follow-ups, not scored**: *{proposal.entailed}* / *{proposal.contradicted}*. "
+                f"Not scored: {proposal.not_scored}. Type a pair of your own below.")
+    elif proposal.pair is not None:
         with st.container(border=True):
             st.markdown(f"**Proposed follow-ups** (a proposal from {proposal.source}; not scored until you put "
                         f"it in a row):  \nentailed: *{proposal.entailed}*  \ncontradicted: *{proposal.contradicted}*")
@@ -174,14 +177,14 @@ def pair_inputs(sentence: str, probe: Probe,
         c2.text_input(f"Contradicted {row + 1}", key=pair_key(sentence, "con", row), persist_state="session",
                       placeholder=hint_contradicted)
     pairs = _typed_pairs(sentence)
-    proposed = [p for p in pairs if p == proposal.pair]
-    return [p for p in pairs if p != proposal.pair], proposed
+    proposed = [p for p in pairs if proposal.scorable and p == proposal.pair]
+    return [p for p in pairs if p not in proposed], proposed
 
 
 def no_pair_hint(proposal: Proposal | None) -> str:
     """What to do when a sentence outside the frame has no pair yet, with an example that follows it."""
     example = (f"Use the proposed pair, or type one such as *{proposal.entailed}* / *{proposal.contradicted}*"
-               if proposal is not None and proposal.pair is not None else "No pair could be proposed, so type one")
+               if proposal is not None and proposal.scorable else "No pair could be proposed, so type one")
     return (f"Type a follow-up pair above for the verdict. {example}. Sentences in the paper's frame, such as "
             f"*{FRAME_EXAMPLE}*, get the suite's four decisions without typing.")
 

@@ -104,14 +104,33 @@ def test_proposed_follow_ups_are_shown_then_scored_only_when_used(fake: str) -> 
 
 
 def test_no_proposal_says_why_and_the_hints_follow_the_sentence(fake: str) -> None:
-    sentence = "The hotel was noisy, not to mention dirty."
+    sentence = HOTEL
     at = typed(page(PAGE, fake).run(), sentence)
     why = next(i for i in texts(at.info) if i.startswith("No follow-ups are proposed"))
-    assert "copula" in why and WORKING_EXAMPLE in why  # why, and an example that gets one
+    assert "not the same kind of phrase" in why and WORKING_EXAMPLE in why  # why, and an example that gets one
     placeholder = at.text_input(key=f"probe_ent_0_{sentence}").placeholder
-    assert "'noisy'" in placeholder and "'dirty'" in placeholder
+    assert "'noisy'" in placeholder and "'the cost'" in placeholder
     everything = " ".join(texts(at.info) + texts(at.markdown) + texts(at.caption) + [placeholder])
     assert "Squid" not in everything and "shrimp" not in everything
+
+
+def test_a_proposal_that_fails_its_check_is_shown_as_not_scored(fake: str) -> None:
+    sentence = "The hike was hard for adults, not to mention for small children."
+    at = typed(page(PAGE, fake).run(), sentence)
+    shown = next(i for i in texts(at.info) if i.startswith("**Proposed follow-ups, not scored**"))
+    assert "Being hard for adults" in shown and "so it is not scored" in shown
+    assert not [b for b in at.button if b.key == f"probe_use_{sentence}"]  # nothing to put in a row
+    assert "e.g." not in at.text_input(key=f"probe_ent_0_{sentence}").placeholder
+
+
+def test_a_swapped_sentence_that_fails_its_check_is_named_and_left_out(fake: str,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("pfcore.probe.swap.broken_parse", lambda probe, swapped: f"'{swapped.text}' is not scored: X")
+    at = typed(page(PAGE, fake).run(), LUNCH)
+    type_pair(at, LUNCH, "Having time for dinner is harder than having time for lunch.",
+              "Having time for lunch is harder than having time for dinner.")
+    assert list(frame_with(at, "base_rate")["condition"]) == ["pair 1, as typed"]
+    assert any("'We barely had time for dinner, let alone lunch.' is not scored: X" in i for i in texts(at.info))
 
 
 def test_the_decision_picker_names_the_current_sentence(fake: str) -> None:

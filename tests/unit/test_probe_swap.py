@@ -1,16 +1,19 @@
 """The sentence with its foci exchanged (issue 21): the other order a follow-up pair is scored on.
 Articles agree, the sentence-start capital stays, an anaphoric "one" keeps its noun, and where the
-foci cannot be exchanged the reason is given. On the paper's frame, exchanging the foci of every
-shipped context gives exactly the generator's context in the other order."""
+foci cannot be exchanged the reason is given. A built sentence is scored only if its parse keeps the
+original's (issue 32: the same verb, the foci exchanged whole). On the paper's frame, exchanging the
+foci of every shipped context gives exactly the generator's context in the other order."""
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import replace
 
 import pytest
 
 from pfcore.items import default_items
-from pfcore.probe import analyze_sentence
-from pfcore.probe.swap import swap_foci
+from pfcore.probe import Probe, analyze_sentence
+from pfcore.probe.swap import broken_parse, swap_foci
+from tests.unit.test_probe_detection import REAL_USES
 
 # (sentence, the sentence with its foci exchanged)
 SWAPS: list[tuple[str, str]] = [
@@ -31,6 +34,21 @@ SWAPS: list[tuple[str, str]] = [
     ("She barely speaks French, let alone Russian.", "She barely speaks Russian, let alone French."),
     ("He ate much less than I did, but he can't cook an egg, let alone a meal.",
      "He ate much less than I did, but he can't cook a meal, let alone an egg."),
+    # issue 32: focus 1 no longer takes in the verb, so the swapped sentences read
+    ("He has never beaten Peter, let alone Magnus Carlsen.", "He has never beaten Magnus Carlsen, let alone Peter."),
+    ("He could barely count to ten, let alone to a hundred.", "He could barely count to a hundred, let alone to ten."),
+    ("He speaks French, not to mention German and Italian.", "He speaks German and Italian, not to mention French."),
+    ("I wouldn't pay five dollars for it, much less fifty.", "I wouldn't pay fifty for it, much less five dollars."),
+    ("The project was late, not to mention over budget.", "The project was over budget, not to mention late."),
+]
+# Issue 32: the swapped sentences built from foci that took in the verb, and those foci.
+UNGRAMMATICAL: list[tuple[str, str, str]] = [
+    ("He has never beaten Peter, let alone Magnus Carlsen.", "beaten Peter",
+     "He has never Magnus Carlsen, let alone beaten Peter."),
+    ("He could barely count to ten, let alone to a hundred.", "count to ten",
+     "He could barely to a hundred, let alone count to ten."),
+    ("He speaks French, not to mention German and Italian.", "speaks French",
+     "He German and Italian, not to mention speaks French."),
 ]
 # (sentence, what the reason says)
 NO_SWAP: list[tuple[str, str]] = [
@@ -40,6 +58,8 @@ NO_SWAP: list[tuple[str, str]] = [
     ("I don't want this, let alone the big one.", "has no determiner and noun"),
     ("You couldn't lift a huge one, let alone a tiny rock.", "stands for a noun that is not in the sentence"),
     ("I can't walk, let alone walk.", "the same words"),
+    ("I don't even know his name, let alone where he lives.", "is a clause"),
+    ("Nobody knows whether it works, much less why it works.", "is a clause"),
 ]
 
 
@@ -47,7 +67,7 @@ NO_SWAP: list[tuple[str, str]] = [
 def test_the_foci_are_exchanged_with_articles_and_capitals_kept_right(text: str, swapped: str) -> None:
     probe = analyze_sentence(text)
     swap = swap_foci(probe)
-    assert swap.probe is not None, swap.reason
+    assert swap.probe is not None and swap.scored, swap.reason
     assert swap.probe.text == swapped
     assert swap.probe.text[slice(*swap.probe.span)] == probe.text[slice(*probe.span)]
     assert swap.probe.control == swap.probe.sentence_with("or")
@@ -59,6 +79,34 @@ def test_the_foci_are_exchanged_with_articles_and_capitals_kept_right(text: str,
 def test_foci_that_cannot_be_exchanged_say_why(text: str, reason: str) -> None:
     swap = swap_foci(analyze_sentence(text))
     assert swap.probe is None and reason in swap.reason
+
+
+def test_every_built_swap_of_the_corpus_keeps_the_parse() -> None:
+    built = [swap_foci(analyze_sentence(text)) for text, *_ in REAL_USES]
+    refused = [s.reason for s in built if s.probe is None]
+    assert all(s.scored for s in built if s.probe is not None), [s.reason for s in built if not s.scored]
+    assert len(built) - len(refused) >= 60  # 63 of the 70, measured; the others are clauses, mixed kinds, "one"
+
+
+def with_foci(probe: Probe, text: str, focus1: str, focus2: str) -> Probe:
+    """The probe of another text (with its "or" control) read with these foci, placed by search."""
+    a, c = text.index(focus1), text.rindex(focus2)
+    start = text.lower().index(probe.connective)
+    made = replace(probe, text=text, focus1=focus1, focus2=focus2, focus1_span=(a, a + len(focus1)),
+                   focus2_span=(c, c + len(focus2)), span=(start, start + len(probe.connective)))
+    return replace(made, control=made.sentence_with("or"))
+
+
+@pytest.mark.parametrize("text, wrong, swapped", UNGRAMMATICAL, ids=[t for t, *_ in UNGRAMMATICAL])
+def test_a_swap_that_breaks_the_parse_is_not_scored(text: str, wrong: str, swapped: str) -> None:
+    """The check alone: issue 32's ungrammatical swaps, built from its wrong foci, fail it; the
+    right swap of the same sentence passes it."""
+    probe = analyze_sentence(text)
+    typed = with_foci(probe, text, wrong, probe.focus2)
+    reason = broken_parse(typed, with_foci(probe, swapped, probe.focus2, wrong))
+    assert f"'{swapped}', is not scored" in reason and "exchanged whole" in reason
+    right = swap_foci(probe)
+    assert right.probe is not None and broken_parse(probe, right.probe) == "" and right.scored
 
 
 def first_clause(sentence: str) -> list[str]:
