@@ -50,8 +50,6 @@ def swap_foci(probe: Probe) -> Swap:
     if reason:
         return Swap(None, reason)
     first, second = _exchanged(probe.focus1, probe.focus2)
-    if not first:
-        return Swap(None, second)
     (a, b), (c, d) = probe.focus1_span, probe.focus2_span
     first, second = _capitals(probe.text, a, probe.focus1, probe.focus2, first, second)
     text = probe.text[:a] + first + probe.text[b:c] + second + probe.text[d:]
@@ -85,6 +83,19 @@ def _cannot_swap(probe: Probe) -> str:
     if pronouns[0] != pronouns[1]:
         return (f"focus 1 '{foci[0]}' and focus 2 '{foci[1]}' are not the same kind of phrase (only one is a "
                 "pronoun): exchanged, the pronoun would take the stress of a focus")
+    return _unresolved_one(*foci)
+
+
+def _unresolved_one(focus1: str, focus2: str) -> str:
+    """Why an anaphoric "one" keeps the foci from being exchanged ('' when it does not)."""
+    words1, words2 = focus1.split(), focus2.split()
+    if bare_word(words1[-1]) in ANAPHORS:
+        return (f"focus 1 '{focus1}' ends in 'one', which stands for a noun that is not in the sentence, "
+                "so the foci cannot be exchanged")
+    if bare_word(words2[-1]) in ANAPHORS and (len(words1) < 2 or len(words2) < 2
+                                               or bare_word(words1[0]) not in PHRASE_OPENERS):
+        return (f"focus 2 '{focus2}' ends in 'one', and focus 1 '{focus1}' has no determiner and noun for it "
+                "to stand for, so the foci cannot be exchanged")
     return ""
 
 
@@ -120,16 +131,10 @@ def broken_parse(probe: Probe, swapped: Probe) -> str:
 
 def _exchanged(focus1: str, focus2: str) -> tuple[str, str]:
     """The new (focus 1, focus 2); an anaphoric "one" in focus 2 stays last and focus 2's words
-    take focus 1's noun ("a huge rock" / "a tiny one"). ('', reason) when "one" cannot be resolved."""
+    take focus 1's noun ("a huge rock" / "a tiny one"); `_unresolved_one` has refused what cannot be."""
     words1, words2 = focus1.split(), focus2.split()
-    if bare_word(words1[-1]) in ANAPHORS:
-        return "", (f"focus 1 '{focus1}' ends in 'one', which stands for a noun that is not in the sentence, "
-                    "so the foci cannot be exchanged")
     if bare_word(words2[-1]) not in ANAPHORS:
         return focus2, focus1
-    if len(words1) < 2 or len(words2) < 2 or bare_word(words1[0]) not in PHRASE_OPENERS:
-        return "", (f"focus 2 '{focus2}' ends in 'one', and focus 1 '{focus1}' has no determiner and noun for it "
-                    "to stand for, so the foci cannot be exchanged")
     anaphor = words2[-1]
     rest = [] if [bare_word(w) for w in words1[:-1]] in (["a"], ["an"]) else words1[:-1]  # not "a one"
     return _agreeing(" ".join(words2[:-1] + [words1[-1]])), _agreeing(" ".join(rest + [anaphor]))
