@@ -102,6 +102,6 @@ def construction_title(label: str) -> str:
 
 def _respelled(label: str, spelling: Callable[[Construction], str]) -> str:
     """A construction named in any of its spellings, in one spelling; any other label of a construction
-    column (an average, a benchmark, the control "and") as it is."""
+    column (a construction of a user's, an average, a benchmark, the control "and") as it is."""
     found = Construction.parse(label)
     return spelling(found) if found else label

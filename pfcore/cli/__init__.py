@@ -91,6 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_arguments(args_list)
         command = next((a for a in args_list if not a.startswith("-")), None)
         args = build_parser(command).parse_args(args_list)
+        use_constructions(getattr(args, "constructions", None))
         with bar_line_ended():
             return int(args.func(args) or 0)
     except PfcoreError as exc:
@@ -110,6 +111,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"error: unexpected {type(exc).__name__}: {_one_line(str(exc))} -- a bug in pfcore; please "
                   f"report it with the command (rerun with {DEBUG_FLAG} for the traceback)", file=sys.stderr)
         return 1
+
+
+def use_constructions(folder: str | None) -> None:
+    """--constructions DIR is the folder of definitions for this command and what it starts (sweep
+    workers too): it is put where pfcore.items.constructions looks, $PFCORE_CONSTRUCTIONS."""
+    if folder:
+        from pfcore.items.constructions import FOLDER_VAR
+
+        os.environ[FOLDER_VAR] = folder
 
 
 def _one_line(text: str) -> str:

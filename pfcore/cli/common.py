@@ -47,6 +47,13 @@ def add_model_args(parser: argparse.ArgumentParser, *, with_kind: bool = True, s
                         help="allow a hub model to run its own code (off by default)")
 
 
+def add_constructions_arg(parser: argparse.ArgumentParser) -> None:
+    """--constructions DIR: a folder of construction definitions of one's own (docs/constructions.md)."""
+    parser.add_argument("--constructions", default=None,
+                        help="a folder of construction definitions (*.yaml) beside the paper's four "
+                             "(default: $PFCORE_CONSTRUCTIONS, if set)")
+
+
 def add_checkpoint_args(parser: argparse.ArgumentParser) -> None:
     """--revisions, --checkpoint-dir and --name: a model's checkpoints, as `trajectory` reads them."""
     parser.add_argument("--revisions", help="comma-separated hub revisions (step1,step1000,...) or "

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from pfcore import __version__
+from pfcore.cli.common import add_constructions_arg
 from pfcore.files import write_output
 from pfcore.items.card import build_card, write_card
 from pfcore.items.check import check_items
@@ -35,6 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         parser.add_argument("--format", choices=FORMATS,
                             help="file format (default: from the --out name; jsonl otherwise)")
         parser.add_argument("--lexicon", type=Path, help="lexicon YAML (default: data/lexicon.yaml)")
+        add_constructions_arg(parser)
         parser.add_argument("--reference", type=Path,
                             help="folder of the published data (meaning_alone/data) to check "
                                  "against in the card")
@@ -51,7 +53,7 @@ def _command_line(args: argparse.Namespace) -> str:
     parts = [args.suite]
     if args.construction != "all":
         parts += ["--construction", args.construction]
-    for flag in ("format", "lexicon", "reference"):
+    for flag in ("format", "lexicon", "constructions", "reference"):
         if getattr(args, flag) is not None:
             parts += [f"--{flag}", str(getattr(args, flag))]
     parts += ["--out", str(args.out)]
@@ -61,8 +63,10 @@ def _command_line(args: argparse.Namespace) -> str:
 def generate_command(args: argparse.Namespace) -> int:
     """Generate one suite's items; everything is built before anything is written."""
     lexicon = load_lexicon(args.lexicon)
-    names = resolve_constructions(lexicon, args.construction.split(","), paper_compatible=args.paper_compatible)
-    items = GENERATORS[args.suite](lexicon, names, paper_compatible=args.paper_compatible)
+    definitions = resolve_constructions(lexicon, args.construction.split(","), paper_compatible=args.paper_compatible,
+                                        folder=args.constructions)
+    names = [d.name for d in definitions]
+    items = GENERATORS[args.suite](lexicon, names, paper_compatible=args.paper_compatible, folder=args.constructions)
     fmt = format_for(args.out, args.format)
     meta = {"lexicon_version": lexicon.version, "lexicon_sha256": lexicon.sha256,
             "paper_compatible": args.paper_compatible, "constructions": names,
@@ -70,7 +74,7 @@ def generate_command(args: argparse.Namespace) -> int:
     text = render_items(items, fmt, meta)
     card = None
     if not args.paper_compatible:
-        card = build_card(items, lexicon, names, _command_line(args), args.reference)
+        card = build_card(items, lexicon, definitions, _command_line(args), args.reference)
     write_output(args.out, text, "the item file")
     print(f"wrote {len(items):,} {args.suite} items ({', '.join(names)}; lexicon "
           f"{lexicon.version}) to {args.out}")

@@ -9,6 +9,7 @@ import sys
 
 from pfcore.cli.common import (
     add_checkpoint_args,
+    add_constructions_arg,
     add_model_args,
     duplicate_warning,
     positive_int,
@@ -60,7 +61,10 @@ def register_trajectory(sub: argparse._SubParsersAction) -> None:
 
 def add_run_args(p: argparse.ArgumentParser) -> None:
     """Options shared by `run` and `trajectory`."""
-    p.add_argument("--construction", default="all", choices=("all", *CONSTRUCTIONS))
+    p.add_argument("--construction", default="all",
+                   help="the paper's four (all, the default), or one or more by name, joined by commas: "
+                        f"{', '.join(CONSTRUCTIONS)}, or one of --constructions DIR")
+    add_constructions_arg(p)
     p.add_argument("--items", help="item file (ours, or the published TSVs); for blimp/comps/ewok "
                    "a local folder or file, or a hub id (default: shipped items / the hub)")
     p.add_argument("--limit-blocks", type=positive_int, help="only the first N blocks (or base sentences) "
@@ -84,7 +88,8 @@ def add_run_args(p: argparse.ArgumentParser) -> None:
 
 def config_from_args(args: argparse.Namespace, suite: SuiteName) -> RunConfig:
     """The RunConfig the arguments describe."""
-    constructions = () if args.construction == "all" else (args.construction,)
+    names = tuple(n.strip() for n in args.construction.split(",") if n.strip())
+    constructions = () if "all" in names else names
     return RunConfig(suite=suite, constructions=constructions, items_path=args.items,
                      limit_blocks=args.limit_blocks, scoring=args.scoring,
                      reduction=args.reduction, bos=args.bos, corrected=args.corrected,

@@ -61,10 +61,15 @@ class Base:
         return (f"{self.pronoun.word} {modal or self.modal.negative} {self.frame.verb} "
                 f"{self.np(first)}, {connective} {second}.")
 
-    def context(self, order: str, connective: str) -> str:
-        """The semantic context: "You couldn't lift a tiny rock, let alone a huge one."."""
+    def context(self, order: str, connective: str, *, weaker: bool = False, positive: bool = False) -> str:
+        """The semantic context: "You couldn't lift a tiny rock, let alone a huge one.". The aligned
+        order is the one whose reading under the construction agrees with the world: the easier task
+        first, or, for a construction whose focus 2 is the weaker end, the harder task first; a
+        construction of a positive context stands in the positive clause ("You could ...")."""
         first, second = self.ordered(order)
-        return self.clause(first, connective, self.one(second))
+        if weaker:
+            first, second = second, first
+        return self.clause(first, connective, self.one(second), modal=self.modal.positive if positive else None)
 
     def followup(self, order: str) -> str:
         """The follow-up with its blank: "Lifting a tiny rock is <MASK> than lifting a huge rock."."""

@@ -2,14 +2,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 
 from pfcore.errors import InputError
 from pfcore.items.bases import Base, capitalize, iter_bases
+from pfcore.items.constructions import Definition, constructions, user_folder
 from pfcore.items.lexicon import Lexicon
 from pfcore.items.schema import (
     CONTEXT_ORDERS,
     FILLS,
     FOLLOWUP_ORDERS,
+    MANIPULATIONS,
     AffinityItem,
     Item,
     SemanticItem,
@@ -25,43 +28,72 @@ PAPER_MANIPULATIONS = {"base": "base", "No_NPI": "NPI", "Psuedocleft": "Pseudocl
 
 
 def resolve_constructions(lexicon: Lexicon, names: Iterable[str] | str | None,
-                          *, paper_compatible: bool = False) -> list[str]:
-    """Construction names in generation order; None or "all" means all (in paper-compatible mode,
-    all published ones); unknown or unpublished names are an error."""
-    pool = list(lexicon.paper.constructions if paper_compatible else lexicon.constructions)
+                          *, paper_compatible: bool = False, folder: str | Path | None = None) -> list[Definition]:
+    """The definitions of the named constructions in generation order (the paper's four first, then
+    the user's, see `constructions.constructions`); None or "all" means the paper's four (in
+    paper-compatible mode, all published ones); unknown or unpublished names are an error."""
+    defined = constructions(folder)
+    paper = list(lexicon.paper.constructions if paper_compatible else lexicon.constructions)
+    pool = paper if paper_compatible else [*paper, *(n for n in defined if n not in paper)]
     wanted = [] if names is None else [names] if isinstance(names, str) else list(names)
     if not wanted or "all" in wanted:
-        return pool
+        return [defined[n] for n in paper]
     unknown = [n for n in wanted if n not in pool]
     if unknown:
         what = "not in the published set:" if paper_compatible else "unknown construction"
-        raise InputError(f"{what} {', '.join(unknown)} (known: {', '.join(pool)}, all)")
-    return [n for n in pool if n in wanted]
+        hint = "" if paper_compatible or user_folder(folder) else "; a definition of your own: --constructions DIR"
+        raise InputError(f"{what} {', '.join(unknown)} (known: {', '.join(pool)}, all){hint}")
+    return [defined[n] for n in pool if n in wanted]
+
+
+def _bases_for(bases: list[Base], lexicon: Lexicon, definition: Definition) -> list[Base]:
+    """The bases of the frames a construction uses (every frame unless its definition names some)."""
+    if not definition.frames:
+        return bases
+    known = {f.name for f in lexicon.frames}
+    missing = [f for f in definition.frames if f not in known]
+    if missing:
+        raise InputError(f"{definition.path}: frames: {len(missing)} of its frames are not the lexicon's "
+                         f"(the lexicon's are named as 'lift rock (small-large)')")
+    return [b for b in bases if b.frame.name in definition.frames]
+
+
+def _applies(definition: Definition, suite: SuiteName) -> None:
+    """InputError when the definition says the suite's test does not apply to it."""
+    applies = {SuiteName.SEMANTIC: definition.semantic, SuiteName.SYNTAX: bool(definition.syntax),
+               SuiteName.AFFINITY: definition.affinity}[suite]
+    if not applies:
+        raise InputError(f"the {suite} test does not apply to {definition.name} (its definition, "
+                         f"{definition.path.name}, says so under tests)")
 
 
 def generate_semantic(lexicon: Lexicon, constructions: Iterable[str] | str | None = None,
-                      *, paper_compatible: bool = False) -> list[SemanticItem]:
+                      *, paper_compatible: bool = False, folder: str | Path | None = None) -> list[SemanticItem]:
     """Blocks of 8 per base and construction: construction then "or", each context order x
     follow-up order, in the published row order (construction by construction)."""
     bases = iter_bases(lexicon, paper_compatible=paper_compatible)
     items = []
-    for name in resolve_constructions(lexicon, constructions, paper_compatible=paper_compatible):
-        for base in bases:
-            for connective in (lexicon.constructions[name], lexicon.semantic_control):
+    for definition in resolve_constructions(lexicon, constructions, paper_compatible=paper_compatible,
+                                            folder=folder):
+        _applies(definition, SuiteName.SEMANTIC)
+        for base in _bases_for(bases, lexicon, definition):
+            for connective in (definition.connective, definition.semantic_control):
                 for context_order in CONTEXT_ORDERS:
                     for followup_order in FOLLOWUP_ORDERS:
                         items.append(build(
-                            SemanticItem, construction=name, connective=connective,
-                            is_construction=connective != lexicon.semantic_control,
+                            SemanticItem, construction=definition.name, connective=connective,
+                            is_construction=connective != definition.semantic_control,
                             context_order=context_order, followup_order=followup_order,
-                            context=base.context(context_order, connective),
+                            context=base.context(context_order, connective, weaker=definition.weaker,
+                                                 positive=definition.positive),
                             followup=base.followup(followup_order), fills=FILLS,
                             **base.fields()))
     return items
 
 
 def manipulations(base: Base, connective: str) -> dict[str, str]:
-    """The base sentence (aligned order) and its five manipulations with one connective."""
+    """The base sentence (aligned order: the easier task first, for every connective, so that each
+    pairs with its "and" twin) and its five manipulations with one connective."""
     weak, strong = base.weak, base.strong
     pronoun, modal, verb = base.pronoun, base.modal, base.frame.verb
     subject = f"{pronoun.subject} {modal.negative} {verb}"
@@ -77,20 +109,30 @@ def manipulations(base: Base, connective: str) -> dict[str, str]:
 
 
 def generate_syntax(lexicon: Lexicon, constructions: Iterable[str] | str | None = None,
-                    *, paper_compatible: bool = False) -> list[SyntaxItem]:
+                    *, paper_compatible: bool = False, folder: str | Path | None = None) -> list[SyntaxItem]:
     """Per aligned base: for each construction and then the control "and", the base sentence and
-    its manipulations (the paper's Table 3 and Appendix C), in the authors' row order."""
-    names = resolve_constructions(lexicon, constructions, paper_compatible=paper_compatible)
-    connectives = [(n, lexicon.constructions[n]) for n in names]
-    connectives.append((lexicon.syntax_control, lexicon.syntax_control))
+    the manipulations its definition lists (the paper's Table 3 and Appendix C: all five for the
+    four), in the authors' row order; a construction's frames limit its bases, "and" has every base
+    a construction has."""
+    bases = iter_bases(lexicon, paper_compatible=paper_compatible)
+    definitions = resolve_constructions(lexicon, constructions, paper_compatible=paper_compatible, folder=folder)
+    for definition in definitions:
+        _applies(definition, SuiteName.SYNTAX)
+    tests = [("base", *d.syntax) for d in definitions]
+    frames = [{b.frame.name for b in _bases_for(bases, lexicon, d)} for d in definitions]
     items = []
-    for base in iter_bases(lexicon, paper_compatible=paper_compatible):
-        for name, connective in connectives:
+    for base in bases:
+        uses = [base.frame.name in f for f in frames]
+        wanted = [(d.name, d.connective, t) for d, t, used in zip(definitions, tests, uses) if used]
+        if wanted:
+            wanted.append((lexicon.syntax_control, lexicon.syntax_control, tuple(MANIPULATIONS)))
+        for name, connective, kept in wanted:
             for manipulation, sentence in manipulations(base, connective).items():
-                items.append(build(
-                    SyntaxItem, construction=name, connective=connective,
-                    manipulation=manipulation, sentence=sentence, context_order="aligned",
-                    **base.fields()))
+                if manipulation in kept:
+                    items.append(build(
+                        SyntaxItem, construction=name, connective=connective,
+                        manipulation=manipulation, sentence=sentence, context_order="aligned",
+                        **base.fields()))
     return items
 
 
@@ -107,20 +149,22 @@ def affinity_spans(sentence: str, connective: str,
 
 
 def generate_affinity(lexicon: Lexicon, constructions: Iterable[str] | str | None = None,
-                      *, paper_compatible: bool = False) -> list[AffinityItem]:
+                      *, paper_compatible: bool = False, folder: str | Path | None = None) -> list[AffinityItem]:
     """Each construction's contexts (both orders) with the character spans of its fixed words."""
     bases = iter_bases(lexicon, paper_compatible=paper_compatible)
     items = []
-    for name in resolve_constructions(lexicon, constructions, paper_compatible=paper_compatible):
-        connective = lexicon.constructions[name]
+    for definition in resolve_constructions(lexicon, constructions, paper_compatible=paper_compatible,
+                                            folder=folder):
+        _applies(definition, SuiteName.AFFINITY)
+        connective = definition.connective
         words = tuple(connective.split())
         if paper_compatible:
-            words = lexicon.paper.affinity_words.get(name, words)
-        for base in bases:
+            words = lexicon.paper.affinity_words.get(definition.name, words)
+        for base in _bases_for(bases, lexicon, definition):
             for order in CONTEXT_ORDERS:
-                sentence = base.context(order, connective)
+                sentence = base.context(order, connective, weaker=definition.weaker, positive=definition.positive)
                 items.append(build(
-                    AffinityItem, construction=name, sentence=sentence, words=words,
+                    AffinityItem, construction=definition.name, sentence=sentence, words=words,
                     spans=affinity_spans(sentence, connective, words), context_order=order,
                     **base.fields()))
     return items

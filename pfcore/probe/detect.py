@@ -2,7 +2,8 @@
 for sentences in the paper's frame, the follow-ups and syntactic manipulations the item generators
 make for it. The foci come from the structure of the sentence (`pfcore.probe.parse`): focus 2 is what
 the connective joins, focus 1 the phrase before it that is parallel to focus 2. What detection knows
-of each construction is in one table, CONSTRUCTIONS."""
+of each construction is its definition (`items.constructions`: data/constructions/, and a user's
+folder)."""
 from __future__ import annotations
 
 import re
@@ -11,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from pfcore.errors import InputError
+from pfcore.items.constructions import Definition, constructions, definition_of
 from pfcore.items.generate import generate_semantic, generate_syntax
 from pfcore.items.lexicon import Lexicon, Pronoun, load_lexicon
 from pfcore.items.schema import SYNTAX_CONTROL, SemanticItem, SyntaxItem
@@ -20,43 +22,10 @@ from pfcore.probe.parse import KIND_NAMES, NEGATIVE_WORDS, Phrase
 from pfcore.suites import semantic, syntax
 
 MAX_CHARS = 500
-STRONGER, WEAKER = "stronger", "weaker"  # where focus 2 lies on the construction's scale
 
 
-@dataclass(frozen=True)
-class Construction:
-    """What detection knows of one construction: its spellings, whether it needs a negative or
-    limiting clause before it (checked where no pause precedes it), where focus 2 lies on its scale
-    (STRONGER: the harder or stronger end), an example of a real use, and what its words read as
-    when they are not the construction."""
-
-    name: str
-    spellings: tuple[str, ...]
-    needs_licensor: bool
-    focus2: str
-    example: str
-    look_alike: str
-
-    @property
-    def connective(self) -> str:
-        """The spelling the control and the messages use."""
-        return self.spellings[0]
-
-
-# The one table detection reads (issue 30 will fill it from definition files).
-CONSTRUCTIONS: dict[str, Construction] = {c.name: c for c in (
-    Construction("let_alone", ("let alone",), True, STRONGER, "He doesn't like shrimp, let alone squid.",
-                 "the verb 'let (something) alone' (leave it alone), as in 'Let me alone!'"),
-    Construction("much_less", ("much less",), True, STRONGER, "She can't afford a bike, much less a car.",
-                 "the comparative 'much less' (a lot less), as in 'He ate much less than I did.'"),
-    Construction("not_to_mention", ("not to mention",), False, STRONGER, "The hotel was noisy, not to mention dirty.",
-                 "the verb 'mention' negated, as in 'I decided not to mention it.'"),
-    Construction("never_mind", ("never mind",), True, STRONGER, "I can't even boil water, never mind cook a meal.",
-                 "the imperative or discourse 'never mind' (forget it) or the verb 'mind', as in "
-                 "'Never mind, I'll do it myself.'"),
-)}
-# One natural example per construction, shown when a sentence has none.
-EXAMPLES: dict[str, str] = {name: c.example for name, c in CONSTRUCTIONS.items()}
+# One natural example per construction (from its definition), shown when a sentence has none.
+EXAMPLES: dict[str, str] = {name: d.example for name, d in constructions().items() if d.built_in}
 FRAME_EXAMPLE = "You couldn't lift a tiny rock, let alone a huge one."
 # Subjects the frame accepts beyond the lexicon's, with a contrasting gapped-conjunct pronoun.
 EXTRA_PRONOUNS = (Pronoun("I", "you"), Pronoun("he", "her"), Pronoun("she", "him"))
@@ -67,6 +36,7 @@ PAUSES = ",;:\u2014\u2013"
 # foci. "or even" (a focus particle after "or", as the connective is one) keeps a bare verb a verb
 # where "or" alone lets the small parser read "or boil water" as a noun compound.
 JOINER = "or even"
+PLAIN_JOINER = "or"  # a second reading, to find where the parser is unsure of focus 2
 # Near misses that contain no connective: a pattern and what to tell the user.
 NEAR_MISSES: tuple[tuple[str, str], ...] = (
     (r"\blet\s+(?:\S+\s+){1,3}alone\b",
@@ -145,8 +115,13 @@ class Probe:
 
     @property
     def choices(self) -> dict[str, str]:
-        """The constructions one can switch to: name -> connective words."""
-        return dict(self.lexicon.constructions)
+        """The constructions one can switch to: name -> connective words (the user's too)."""
+        return {name: d.connective for name, d in constructions().items()}
+
+    @property
+    def control_word(self) -> str:
+        """The control connective that replaces the construction ("or", unless its definition names another)."""
+        return definition_of(self.construction).semantic_control if self.construction else self.lexicon.semantic_control
 
     def as_json(self) -> dict[str, object]:
         """What was read in the sentence, as plain data (the CLI's --json)."""
@@ -227,9 +202,9 @@ def checked_reduction(reduction: str) -> Reduction:
 
 def no_construction_message() -> str:
     """What to tell a user whose sentence has no construction: the four connectives, with examples."""
-    lines = [f"- {name.replace('_', ' ')}: {example}" for name, example in EXAMPLES.items()]
-    return ("No Paired-Focus construction found. Use one of the four connectives between a "
-            "weaker and a stronger focus, e.g.:\n" + "\n".join(lines))
+    lines = [f"- {d.connective}: {d.example}" for d in constructions().values() if d.example]
+    return ("No Paired-Focus construction found. Use one of these connectives between two foci on a "
+            "scale, e.g.:\n" + "\n".join(lines))
 
 
 def analyze_sentence(text: str, lexicon: Lexicon | None = None) -> Probe:
@@ -249,8 +224,8 @@ def analyze_sentence(text: str, lexicon: Lexicon | None = None) -> Probe:
 def _candidates(text: str) -> list[tuple[int, int, str]]:
     """Every occurrence of every construction's spellings (any case, any spacing), in reading order."""
     hits = []
-    for name, construction in CONSTRUCTIONS.items():
-        for spelling in construction.spellings:
+    for name, construction in constructions().items():
+        for spelling in construction.words:
             pattern = r"\b" + r"\s+".join(map(re.escape, spelling.split())) + r"\b"
             hits += [(m.start(), m.end(), name) for m in re.finditer(pattern, text, re.IGNORECASE)]
     return sorted(hits)
@@ -269,29 +244,47 @@ def _read(text: str, name: str, start: int, end: int, lexicon: Lexicon) -> Probe
     the frame; any other needs a clause before the connective and a focus after it, must not have
     the structure of its look-alike, needs a negative context where the construction needs one and
     no pause marks it, and a phrase before the connective parallel to focus 2."""
-    construction = CONSTRUCTIONS[name]
+    construction = definition_of(name)
     connective = construction.connective
     probe = Probe(text, name, "", lexicon, connective, (start, end))
-    probe = replace(probe, control=probe.sentence_with(lexicon.semantic_control))
+    probe = replace(probe, control=probe.sentence_with(probe.control_word))
     fitted = _fit_frame(text, name, lexicon)
     if fitted is not None:
         return _with_frame(probe, *fitted)
     before, after = _sentence_before(text, start), _focus2_words(text, end)
     if not _words(re.split(f"[{re.escape(PAUSES)}]", before)[-1]) or not after:
         return (f"'{connective}' needs a clause before it and a focus after it, as in: {construction.example} "
-                f"Without them it reads as {construction.look_alike}")
+                f"Without them it reads as {construction.look_alike or 'another use of its words'}")
     paused = text[:start].rstrip().endswith(tuple(PAUSES))
     own = OWN_TESTS.get(name)
     why = own(text, start, end, paused) if own is not None else ""
     if why:
         return _look_alike(construction, why)
-    if construction.needs_licensor and not paused and not _is_negative(_words(before)):
+    if construction.licensing == "negative" and not paused and not _is_negative(_words(before)):
         return _look_alike(construction, "without a pause, it needs a negative or limiting clause before it "
                                          "('not', 'never', 'hardly', ...)")
-    foci = parse.coordination(probe.sentence_with(JOINER), start, JOINER)
+    joined = probe.sentence_with(JOINER)
+    foci = parse.coordination(joined, start, JOINER)
     if isinstance(foci, str):
         return _look_alike(construction, foci.replace("the connective", f"'{connective}'"))
+    ambiguous = _ambiguous(probe, joined, foci)
+    if ambiguous:
+        return f"The foci of '{connective}' cannot be read with confidence: {ambiguous}; none is scored."
     return _with_foci(probe, *foci)
+
+
+def _ambiguous(probe: Probe, joined: str, foci: tuple[Phrase, Phrase]) -> str:
+    """Why the parse is not to be trusted ('' when it is): read with a plain "or", focus 2 is another
+    kind of phrase, and in the JOINER's reading it is one word beside a longer focus 1 (a noun such as
+    "shrimp" read as the verb "to shrimp", which makes focus 1 take in the verb before it)."""
+    plain = probe.sentence_with(PLAIN_JOINER)
+    other = parse.coordination(plain, probe.span[0], PLAIN_JOINER)
+    first, second = (f.text(joined) for f in foci)
+    if isinstance(other, str) or other[1].kind == foci[1].kind or len(second.split()) > 1 or len(first.split()) < 2:
+        return ""
+    return (f"the parser reads '{second}' as {KIND_NAMES[foci[1].kind]} (focus 1 '{first}') with one joiner and as "
+            f"{KIND_NAMES[other[1].kind]} (focus 1 '{other[0].text(plain)}') with another, so its foci are not "
+            "known; rephrase it (a determiner helps: 'the shrimp')")
 
 
 def _with_foci(probe: Probe, first: Phrase, second: Phrase) -> Probe:
@@ -304,11 +297,12 @@ def _with_foci(probe: Probe, first: Phrase, second: Phrase) -> Probe:
                    structure=(first, second))
 
 
-def _look_alike(construction: Construction, why: str) -> str:
+def _look_alike(construction: Definition, why: str) -> str:
     """The message for a connective that is not its construction here: what it reads as, and why."""
+    reads = construction.look_alike or "another use of its words"
+    example = f", as in: {construction.example}" if construction.example else ""
     return (f"No Paired-Focus construction found: '{construction.connective}' here reads as "
-            f"{construction.look_alike} ({why}); the construction joins a weaker and a stronger focus, as in: "
-            f"{construction.example}")
+            f"{reads} ({why}); the construction joins two foci on a scale{example}")
 
 
 def _comparative_much_less(text: str, start: int, end: int, paused: bool) -> str:
@@ -406,6 +400,8 @@ def _fit_frame(text: str, name: str, lexicon: Lexicon) -> tuple[FrameFit, Lexico
     typed order (the second adjective as the harder end, for the manipulations of the sentence as
     typed) and one in the lexicon's order (for the suite's block, which names the easier task by
     the scale, not by the sentence)."""
+    if name not in lexicon.constructions:  # a user's construction: read by its parse, not by the paper's frame
+        return None
     match = _frame_pattern(lexicon, lexicon.constructions[name]).fullmatch(text.replace("\u2019", "'"))
     if match is None:
         return None
@@ -456,7 +452,7 @@ def _found_message(probe: Probe) -> str:
     """A one-paragraph reading of the probe for the page."""
     kind1, kind2 = (f" ({KIND_NAMES[k]})" for k in probe.kinds) if probe.structure else ("", "")
     text = (f"Found '{probe.connective}': focus 1 '{probe.focus1}'{kind1}, focus 2 '{probe.focus2}'{kind2}. "
-            f"The control replaces it with '{probe.lexicon.semantic_control}'.")
+            f"The control replaces it with '{probe.control_word}'.")
     if probe.structure is not None and not parse.parallel(*probe.structure):
         text += " The two foci are not the same kind of phrase: they are read as typed, not exchanged."
     if probe.frame is None:

@@ -16,8 +16,9 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from pfcore.errors import InputError
+from pfcore.items.constructions import definition_of
 from pfcore.probe import parse
-from pfcore.probe.detect import CONSTRUCTIONS, STRONGER, Probe, bare_word
+from pfcore.probe.detect import Probe, bare_word
 from pfcore.probe.parse import KIND_NAMES, PREDICATES, SUBJECTS, is_licensor, parallel
 
 if TYPE_CHECKING:
@@ -111,10 +112,10 @@ def propose_followups(probe: Probe) -> Proposal:
 def followups(phrases: Phrases, construction: str) -> tuple[str, str]:
     """The entailed and the contradicted follow-up in the paper's form, the comparison in the
     direction the construction gives (focus 2 the harder or stronger end, or the weaker one)."""
-    spec = CONSTRUCTIONS[construction]
-    words = (LIKELIER if spec.needs_licensor else WEAKER_POINT) if phrases.state else (ENTAILED_WORD,
+    spec = definition_of(construction)
+    words = (LIKELIER if spec.licensing == "negative" else WEAKER_POINT) if phrases.state else (ENTAILED_WORD,
                                                                                       CONTRADICTED_WORD)
-    entailed, contradicted = words if spec.focus2 == STRONGER else words[::-1]
+    entailed, contradicted = words if not spec.weaker else words[::-1]
     return _sentence(phrases, entailed), _sentence(phrases, contradicted)
 
 

@@ -118,7 +118,7 @@ def _moved_most(tokens: pd.DataFrame, top_k: int) -> pd.DataFrame:
 
 def _verdict(probe: Probe, shift_nats: dict[str, float], unit: str) -> str:
     """The one comparison in words (in bits): the effect, then both log-odds shifts."""
-    cxn, ctl = probe.connective, probe.lexicon.semantic_control
+    cxn, ctl = probe.connective, probe.control_word
     shift = {k: v / LN2 for k, v in shift_nats.items()}
     effect = shift["construction"] - shift["control"]
     shifts = (f" (log-odds of entailed over contradicted: {shift['construction']:+.3g} after "

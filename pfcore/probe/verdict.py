@@ -147,7 +147,7 @@ class ProbeVerdict:
         if self.verdict == SINGLE:
             d = self.decisions[0]
             way = "toward" if d.correct else "away from"
-            return (f"one decision: against '{self.probe.lexicon.semantic_control}', '{self.probe.connective}' "
+            return (f"one decision: against '{self.probe.control_word}', '{self.probe.connective}' "
                     f"moved the model {way} the entailed follow-up ({d.effect / LN2:+.3g} {self.unit})")
         return f"{self.verdict} ({self.n_correct} of {len(self.decisions)} decisions)"
 

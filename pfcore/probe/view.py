@@ -15,7 +15,7 @@ PART_NAMES = {"entailed": "entailed follow-up", "contradicted": "contradicted fo
 def labelled_tokens(result: ProbeResult) -> pd.DataFrame:
     """The per-token table with a `panel` column naming each text in words."""
     probe = result.probe
-    words = {"construction": f"'{probe.connective}'", "control": f"'{probe.lexicon.semantic_control}'"}
+    words = {"construction": f"'{probe.connective}'", "control": f"'{probe.control_word}'"}
     tokens = result.tokens.copy()
     tokens["panel"] = [f"{PART_NAMES[part]} after {words[context]}" if part in PART_NAMES
                        else f"the sentence with {words[context]}"
@@ -97,7 +97,7 @@ def verdict_line(label: str, verdict: ProbeVerdict) -> str:
         return f"**{label}: {verdict.reading()}**"
     probe = verdict.probe
     return (f"**{label}: {verdict.verdict}**: with '{probe.connective}' the model moves toward the entailed "
-            f"follow-up more than with '{probe.lexicon.semantic_control}' in {verdict.n_correct} of "
+            f"follow-up more than with '{probe.control_word}' in {verdict.n_correct} of "
             f"{len(verdict.decisions)} decisions ({order_counts(verdict)}).")
 
 

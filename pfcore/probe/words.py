@@ -39,7 +39,7 @@ def word_table(probe: Probe, cxn: ScoredText, ctl: ScoredText, *, corrected: boo
     """One row per word (the connective as one row): both sentences' surprisal in bits, with the
     BOW correction or as sums of token surprisals, and construction minus "or"."""
     before, connective, after = _regions(cxn.words, probe.span)
-    control_span = (probe.span[0], probe.span[0] + len(probe.lexicon.semantic_control))
+    control_span = (probe.span[0], probe.span[0] + len(probe.control_word))
     before_or, connective_or, after_or = _regions(ctl.words, control_span)
     if len(before) != len(before_or) or len(after) != len(after_or):
         raise InputError("the sentence and its 'or' control do not split into the same words around the "
@@ -65,7 +65,7 @@ def sentence_words(scorer: RequestScorer, probe: Probe, cache: ScoreCache | None
 def sentence_token_table(probe: Probe, cxn: ScoredText, ctl: ScoredText) -> pd.DataFrame:
     """Per-token surprisal (bits) of the sentence and of its "or" control, focus-2 tokens marked."""
     focus = probe.focus2_span
-    shift = len(probe.lexicon.semantic_control) - (probe.span[1] - probe.span[0])
+    shift = len(probe.control_word) - (probe.span[1] - probe.span[0])
     frames = []
     for name, scored, (start, end) in ((f"with '{probe.connective}'", cxn, focus),
                                        ("with 'or'", ctl, (focus[0] + shift, focus[1] + shift))):

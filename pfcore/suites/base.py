@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, TypeVar, cast
 
 from pfcore.errors import InputError
-from pfcore.items.schema import AffinityItem, SemanticItem, SyntaxItem
+from pfcore.items.schema import AffinityItem, Item, SemanticItem, SyntaxItem
 from pfcore.models.loading import LoadedModel
 from pfcore.models.spec import ModelSpec
 from pfcore.names import SuiteName, named
@@ -187,7 +187,6 @@ class ItemSuite(Suite[list[Record]]):
 
     def load(self, config: RunConfig) -> list[Record]:
         """The suite's items for the chosen constructions, limited to the first blocks."""
-        from pfcore.items import default_items
         from pfcore.items.schema import SYNTAX_CONTROL
 
         limit_positive(config.limit_blocks)
@@ -203,12 +202,35 @@ class ItemSuite(Suite[list[Record]]):
                 keep = set(config.constructions) | {SYNTAX_CONTROL}
                 items = [i for i in items if i.construction in keep]
         else:
-            items = default_items(self.name, list(config.constructions) or None)
+            items = self.generated(list(config.constructions))
         mine = cast(list[Record], items)  # a file holding another suite's records was refused above
         mine = self.limit(mine, config.limit_blocks) if config.limit_blocks else mine
         if not mine:
             raise InputError(f"no {self.name} items to run (check --construction and --items)")
         return mine
+
+    def generated(self, names: list[str]) -> list[Item]:
+        """The shipped items of the paper's constructions among `names` (all four when none), and the
+        items of the user's constructions generated from their definitions (`items.constructions`)."""
+        from pfcore.items import default_items, load_lexicon
+        from pfcore.items.constructions import definition_of
+        from pfcore.items.generate import GENERATORS
+
+        own = [n for n in names if not definition_of(n).built_in]
+        paper = [n for n in names if n not in own]
+        if not own:
+            return default_items(self.name, paper or None)
+        shipped: list[Item] = default_items(self.name, paper)  # none of the four named: the "and" rows alone
+        made: list[Item] = list(GENERATORS[self.name](load_lexicon(), own))
+        return list({i.item_id: i for i in [*shipped, *made]}.values())  # the syntactic "and" rows once
+
+    def default_source(self, config: RunConfig) -> str:
+        """The shipped items, and the definitions a user's constructions were generated from."""
+        from pfcore.items.constructions import definition_of
+
+        own = [definition_of(n) for n in config.constructions if not definition_of(n).built_in]
+        made = "; ".join(f"{d.name} generated from {d.path.name} (sha256 {d.sha256})" for d in own)
+        return f"shipped defaults (data/items){'; ' + made if made else ''}"
 
     def item_ids(self, items: list[Record]) -> list[str]:
         """Each item's content-hash id."""

@@ -10,7 +10,7 @@ import pandas as pd
 
 from pfcore.intervals import accuracy
 from pfcore.items.schema import MASK, SemanticItem
-from pfcore.names import Construction, SuiteName, published_name
+from pfcore.names import SuiteName, published_name
 from pfcore.scoring.methods import BLANK, TEXTS, ScoringMethod
 from pfcore.scoring.requests import Reduction, Request, TokenScores, reduce_all
 from pfcore.suites.base import ItemSuite, RunConfig, ScoreContext
@@ -111,7 +111,7 @@ def decision_counts(items: Sequence[SemanticItem]) -> pd.DataFrame:
     it: columns construction (as the published summaries spell it), filter, n."""
     blank = np.zeros(len(items))
     dec = decisions(rows_from_logps(items, blank, blank))
-    return pd.DataFrame([{"construction": Construction(c).published, "filter": name, "n": int(mask.sum())}
+    return pd.DataFrame([{"construction": published_name(c), "filter": name, "n": int(mask.sum())}
                          for c, part in dec.groupby("construction", sort=False)
                          for name, mask in filter_masks(part).items()])
 

@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 
 from pfcore.intervals import Accuracy, accuracy
-from pfcore.items.schema import CONSTRUCTIONS, SYNTAX_CONTROL, SyntaxItem
+from pfcore.items.constructions import definition_of
+from pfcore.items.schema import SYNTAX_CONTROL, SyntaxItem
 from pfcore.models.spec import ModelSpec
 from pfcore.names import SuiteName
 from pfcore.scoring.methods import ScoringMethod
@@ -87,9 +88,14 @@ def _row(construction: str, test: str, value: float, acc: Accuracy, sel: pd.Data
 
 def published_summary(summary: pd.DataFrame, revision: str) -> pd.DataFrame:
     """The summary in the published outputs_summary layout (let alone, test_type, delta_surps)."""
-    return pd.DataFrame({"revision": revision, "construction": summary["construction"].map(CONSTRUCTIONS),
+    return pd.DataFrame({"revision": revision, "construction": summary["construction"].map(_words),
                          "test_type": summary["filter"], "accuracy": summary["accuracy"],
                          "delta_surps": summary["delta_surps"], "delta_surps_and": summary["delta_surps_and"]})
+
+
+def _words(construction: str) -> str:
+    """A construction as the published layout writes it: its words ("let alone"; "and" as it is)."""
+    return construction if construction == SYNTAX_CONTROL else definition_of(construction).connective
 
 
 class SyntaxSuite(ItemSuite[SyntaxItem]):

@@ -8,15 +8,14 @@ import json
 import os
 import subprocess
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from pfcore.cli import main
 from pfcore.items import load_lexicon
+from pfcore.items.constructions import FOCUS2, constructions
 from pfcore.probe import analyze_sentence, parse
-from pfcore.probe.detect import CONSTRUCTIONS, STRONGER, WEAKER
 
 # Real uses: (sentence, construction, focus 1, focus 2). The first 34 were read right before the
 # parser; the others are issue 32's (focus 1 took in the verb), issue 29's and more of our own.
@@ -244,19 +243,36 @@ def test_foci_of_different_kinds_are_read_with_a_word_saying_so() -> None:
     assert probe.kinds == ("AP", "NP") and "not the same kind of phrase" in probe.message
 
 
-def test_detection_reads_one_table_of_constructions(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Spellings and the negative licensor come from CONSTRUCTIONS (issue 30 will fill it from files)."""
+def test_detection_reads_the_construction_definitions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Spellings, the licensing context and the direction come from the definitions (data/constructions/,
+    and a user's folder): a construction defined in a folder is found, with its own licensing."""
     lexicon = load_lexicon()
-    assert {name: c.connective for name, c in CONSTRUCTIONS.items()} == dict(lexicon.constructions)
-    assert all(c.focus2 in (STRONGER, WEAKER) for c in CONSTRUCTIONS.values())
+    assert {name: d.connective for name, d in constructions().items()} == dict(lexicon.constructions)
+    assert all(d.focus2 in FOCUS2 for d in constructions().values())
     assert analyze_sentence("He can't read, still less write.").construction is None
-    much_less = CONSTRUCTIONS["much_less"]
-    monkeypatch.setitem(CONSTRUCTIONS, "much_less", replace(much_less, spellings=("much less", "still less")))
+    assert analyze_sentence("I can walk, or even run.").construction is None
+    (tmp_path / "still_less.yaml").write_text("name: still_less\nwords: still less\nlicensing: negative\n"
+                                              "focus2: stronger\n")
+    (tmp_path / "or_even.yaml").write_text("name: or_even\nwords: [or even]\nlicensing: positive\nfocus2: stronger\n")
+    monkeypatch.setenv("PFCORE_CONSTRUCTIONS", str(tmp_path))
     probe = analyze_sentence("He can't read, still less write.")
-    assert (probe.construction, probe.focus1, probe.focus2) == ("much_less", "read", "write")
-    assert analyze_sentence("I can walk let alone run.").construction is None  # unpaused, no licensor
-    monkeypatch.setitem(CONSTRUCTIONS, "let_alone", replace(CONSTRUCTIONS["let_alone"], needs_licensor=False))
-    assert analyze_sentence("I can walk let alone run.").construction == "let_alone"
+    assert (probe.construction, probe.focus1, probe.focus2) == ("still_less", "read", "write")
+    assert analyze_sentence("He can read still less write.").construction is None  # unpaused, no licensor
+    probe = analyze_sentence("I can walk, or even run.")
+    assert (probe.construction, probe.focus1, probe.focus2, probe.control) == ("or_even", "walk", "run",
+                                                                               "I can walk, or run.")
+
+
+@pytest.mark.parametrize("text", ["He doesn't like squid, let alone shrimp.",
+                                  "He doesn't like squid, much less shrimp."])
+def test_a_noun_the_parser_reads_as_a_verb_is_refused_not_read_wrong(text: str) -> None:
+    """spaCy reads 'shrimp' as the verb 'to shrimp' here, which made focus 1 'like squid' (a verb phrase) and
+    proposed 'Liking squid is easier than shrimping.'; read with a plain 'or' it is a noun: the two readings
+    disagree, and the sentence is refused with both, never read wrong without a word."""
+    probe = analyze_sentence(text)
+    assert probe.construction is None and "cannot be read with confidence" in probe.message
+    assert "'shrimp' as a verb phrase" in probe.message and "a determiner helps" in probe.message
+    assert analyze_sentence(text.replace("shrimp", "the shrimp")).focus1 == "squid"
 
 
 def test_the_parser_loads_on_first_use_once() -> None:

@@ -7,15 +7,14 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from lemminflect import getLemma
 
 from pfcore.cli import main
+from pfcore.items.constructions import EXAMPLES_DIR
 from pfcore.probe import analyze_sentence
-from pfcore.probe.detect import CONSTRUCTIONS, WEAKER
 from pfcore.probe.propose import (
     CONTRADICTED_WORD,
     ENTAILED_WORD,
@@ -168,10 +167,15 @@ def test_a_proposal_that_fails_the_check_is_shown_not_scored(cache_dir: Path,
     assert "the proposed follow-ups are not scored" in capsys.readouterr().err
 
 
-def test_the_direction_of_the_scale_comes_from_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(CONSTRUCTIONS, "let_alone", replace(CONSTRUCTIONS["let_alone"], focus2=WEAKER))
-    proposal = propose_followups(analyze_sentence("He doesn't like shrimp, let alone squid."))
-    assert proposal.pair == ("Liking shrimp is harder than liking squid.", "Liking shrimp is easier than liking squid.")
+def test_the_direction_of_the_scale_comes_from_the_definition(monkeypatch: pytest.MonkeyPatch) -> None:
+    """not even: focus 2 is the weaker, easier end, so the proposal names focus 1 the harder."""
+    monkeypatch.setenv("PFCORE_CONSTRUCTIONS", str(EXAMPLES_DIR))
+    proposal = propose_followups(analyze_sentence("He didn't lift the piano, not even the small box."))
+    assert proposal.pair == ("Lifting the piano is harder than lifting the small box.",
+                             "Lifting the piano is easier than lifting the small box.")
+    proposal = propose_followups(analyze_sentence("She could lift a heavy box, or even a piano."))
+    assert proposal.pair == ("Lifting a heavy box is easier than lifting a piano.",
+                             "Lifting a heavy box is harder than lifting a piano.")
 
 
 @pytest.mark.parametrize("text", ["I have never been to Ohio, never mind Europe.",
