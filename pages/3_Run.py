@@ -6,7 +6,7 @@ from pathlib import Path
 import streamlit as st
 
 from pfcore.deployment import deployment
-from pfcore.items.schema import CONSTRUCTIONS
+from pfcore.items.constructions import constructions
 from pfcore.names import ModelKind, SuiteName
 from pfcore.plots.accuracy import accuracy_bars_figure
 from pfcore.runs.report import filter_names, headline_filters, run_label, shown_summary, summary_json
@@ -14,6 +14,7 @@ from pfcore.runs.run_control import NoticeLevel, Press, RunControl, private_runs
 from pfcore.runs.runner import PlanState, estimate_plan, plan_configs
 from pfcore.store.runs import find_run, list_runs, load_run
 from pfcore.suites.registry import get_suite, suites_for
+from pfcore.ui.constructions_view import render_constructions_section
 from pfcore.ui.downloads import chart, download_csv, download_json
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.links import Param, apply, current, opened_query, publish, show_link
@@ -49,14 +50,16 @@ with shown_errors():
     suites = c1.multiselect("Suites", [s for s in suites_for(kind) if get_suite(s).paired_focus],
                             default=[SuiteName.SEMANTIC],
                             format_func=lambda s: get_suite(s).label, key="run_suites")
-    constructions = c2.multiselect("Constructions", list(CONSTRUCTIONS), default=list(CONSTRUCTIONS),
-                                   format_func=CONSTRUCTIONS.__getitem__, key="run_constructions")
+    defined = constructions()
+    constructions_picked = c2.multiselect(
+        "Constructions", list(defined), default=[n for n, d in defined.items() if d.built_in], key="run_constructions",
+        format_func=lambda n: defined[n].connective + ("" if defined[n].built_in else " (user-defined)"))
     every = policy.allows_paths and c3.checkbox("All blocks", key="run_all", help="every block of the suites")
     blocks = c3.number_input("Blocks per construction", min_value=1, max_value=policy.max_blocks if policy.public
                              else None, value=5, step=5, key="run_blocks", disabled=every,
                              help="semantic blocks of 8, or syntactic base sentences")
     policy.check_blocks(None if every else int(blocks))
-    configs = plan_configs(suites, constructions, 0 if every else int(blocks), UI_CHUNK)
+    configs = plan_configs(suites, constructions_picked, 0 if every else int(blocks), UI_CHUNK)
     configs = private_runs(configs, own_runs) if own_runs else configs
     runs = list_runs(own_runs)
     if choice is not None:
@@ -77,6 +80,7 @@ with shown_errors():
     if step.newest is not None:
         state.run_pick = str(step.newest.path)  # set, not cleared: the browser keeps a cleared pick
 
+render_constructions_section(choice)
 render_sweep_section()  # before Results, which stops the page when there are no runs yet
 
 with shown_errors():

@@ -13,7 +13,8 @@ import os
 import sys
 import traceback
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import NoReturn
 
 from pfcore.cli.common import bar_line_ended
@@ -27,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("pfcore.cli.run", "run a test suite on a model"),
     "syntaxgym": ("pfcore.cli.syntaxgym", "a SyntaxGym suite's sentences; the suite evaluated from surprisals"),
     "trajectory": ("pfcore.cli.run", "run suites over a model's checkpoints"),
+    "constructions": ("pfcore.cli.constructions", "list the constructions, or check a definition file"),
     "sweep": ("pfcore.cli.sweep", "run a sweep plan (models x checkpoints x suites) on Ray"),
     "results": ("pfcore.cli.analyze", "import or fetch the published per-checkpoint results"),
     "analyze": ("pfcore.cli.analyze", "correlations, mixed-effects model, rho over results"),
@@ -91,12 +93,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_arguments(args_list)
         command = next((a for a in args_list if not a.startswith("-")), None)
         args = build_parser(command).parse_args(args_list)
-        use_constructions(getattr(args, "constructions", None))
-        with bar_line_ended():
+        with bar_line_ended(), constructions_folder(getattr(args, "constructions", None)):
             return int(args.func(args) or 0)
     except PfcoreError as exc:
         print(f"error: {_one_line(str(exc))}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader went away (`pfcore ... | head`): not an error of pfcore's
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's own flush is quiet too
+        return 141
     except KeyboardInterrupt:
         print("interrupted: finished work is kept in the score cache; run again to resume", file=sys.stderr)
         return 130
@@ -113,13 +117,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
-def use_constructions(folder: str | None) -> None:
+@contextmanager
+def constructions_folder(folder: str | None) -> Iterator[None]:
     """--constructions DIR is the folder of definitions for this command and what it starts (sweep
-    workers too): it is put where pfcore.items.constructions looks, $PFCORE_CONSTRUCTIONS."""
-    if folder:
-        from pfcore.items.constructions import FOLDER_VAR
+    workers too): it is put where pfcore.items.constructions looks, $PFCORE_CONSTRUCTIONS, until the
+    command ends."""
+    if not folder:
+        yield
+        return
+    from pfcore.items.constructions import FOLDER_VAR
 
-        os.environ[FOLDER_VAR] = folder
+    before = os.environ.get(FOLDER_VAR)
+    os.environ[FOLDER_VAR] = folder
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(FOLDER_VAR, None)
+        else:
+            os.environ[FOLDER_VAR] = before
 
 
 def _one_line(text: str) -> str:

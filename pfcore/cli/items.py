@@ -45,6 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     check = sub.add_parser("check", help="validate an item file and list its problems")
     check.add_argument("path", type=Path, help="item file: paper TSV, CSV or JSONL (.gz too)")
     check.add_argument("--lexicon", type=Path, help="lexicon YAML (default: data/lexicon.yaml)")
+    add_constructions_arg(check)
     check.set_defaults(func=check_command)
 
 

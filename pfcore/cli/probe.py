@@ -14,7 +14,14 @@ import sys
 import pandas as pd
 
 from pfcore.analysis.base_rates import base_rates, describe_base_rates
-from pfcore.cli.common import add_checkpoint_args, add_model_args, json_rows, print_envelope, specs_from_args
+from pfcore.cli.common import (
+    add_checkpoint_args,
+    add_constructions_arg,
+    add_model_args,
+    json_rows,
+    print_envelope,
+    specs_from_args,
+)
 from pfcore.errors import InputError
 from pfcore.models.spec import ModelSpec
 from pfcore.names import Reduction
@@ -58,6 +65,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object (a list under 'results' "
                    "with several models); alone, what was read in the sentence, nothing scored")
     add_model_args(p, several=True)
+    add_constructions_arg(p)
     add_checkpoint_args(p)
     p.set_defaults(func=run)
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import cast
 
 from pfcore.items.bases import Base, known_words, sentence_words
+from pfcore.items.constructions import constructions
 from pfcore.items.formats import ItemFile, parse_item_file, problems_error
 from pfcore.items.generate import manipulations
 from pfcore.items.lexicon import Frame, Lexicon, Modal, Pronoun, load_lexicon
@@ -67,7 +68,9 @@ def _checked(path: str | Path, lexicon: Lexicon | None, fatal_only: bool = False
 def find_problems(parsed: ItemFile, lexicon: Lexicon) -> list[Finding]:
     """The findings for items read from a file (ids, values, words, blocks, lexicon agreement)."""
     findings: list[Finding] = []
-    vocabulary = known_words(lexicon)
+    defined = constructions()
+    vocabulary = known_words(lexicon) | {w for d in defined.values()
+                                         for w in " ".join((*d.words, d.semantic_control, d.syntax_control)).split()}
     lookup = _Lookup(lexicon)
     first_line: dict[str, int] = {}
     for item, line in zip(parsed.items, parsed.lines):
@@ -128,11 +131,12 @@ def _expect(findings: list[Finding], line: int, what: str, found: str, expected:
 def _check_semantic(item: SemanticItem, line: int, lexicon: Lexicon, lookup: _Lookup) -> list[Finding]:
     """Values, connective and texts of a semantic row."""
     findings = []
-    if item.construction not in lexicon.constructions:
-        findings.append(Finding(line, f"unknown construction {item.construction!r}"))
+    definition = constructions().get(item.construction)
+    if definition is None:
+        findings.append(Finding(line, f"unknown construction {item.construction!r} (a definition of your own: "
+                                      "--constructions DIR)"))
         return findings
-    connective = (lexicon.constructions[item.construction] if item.is_construction
-                  else lexicon.semantic_control)
+    connective = definition.connective if item.is_construction else definition.semantic_control
     if item.connective != connective:
         findings.append(Finding(line, "connective does not fit construction and is_construction",
                                 f"found {item.connective!r}, expected {connective!r}"))
@@ -147,7 +151,8 @@ def _check_semantic(item: SemanticItem, line: int, lexicon: Lexicon, lookup: _Lo
     base = lookup.base(item, line, findings)
     if base is not None:
         _expect(findings, line, "context", item.context,
-                base.context(item.context_order, item.connective))
+                base.context(item.context_order, item.connective, weaker=definition.weaker,
+                             positive=definition.positive))
         _expect(findings, line, "follow-up", item.followup, base.followup(item.followup_order))
     return findings
 
@@ -155,7 +160,7 @@ def _check_semantic(item: SemanticItem, line: int, lexicon: Lexicon, lookup: _Lo
 def _check_syntax(item: SyntaxItem, line: int, lexicon: Lexicon, lookup: _Lookup) -> list[Finding]:
     """Values and sentence of a syntactic row."""
     findings = []
-    known = {**lexicon.constructions, SYNTAX_CONTROL: SYNTAX_CONTROL}
+    known = {**{n: d.connective for n, d in constructions().items()}, SYNTAX_CONTROL: SYNTAX_CONTROL}
     if known.get(item.construction) != item.connective:
         findings.append(Finding(line, "unknown construction or connective",
                                 f"{item.construction!r}, {item.connective!r}"))
@@ -175,7 +180,8 @@ def _check_syntax(item: SyntaxItem, line: int, lexicon: Lexicon, lookup: _Lookup
 def _check_affinity(item: AffinityItem, line: int, lexicon: Lexicon, lookup: _Lookup) -> list[Finding]:
     """Spans must point at the fixed words, which must be the construction's."""
     findings = []
-    connective = lexicon.constructions.get(item.construction, "")
+    definition = constructions().get(item.construction)
+    connective = definition.connective if definition is not None else ""
     words = connective.split()
     if not item.words or not set(item.words) <= set(words):
         findings.append(Finding(line, "words are not the construction's fixed words",

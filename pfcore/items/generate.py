@@ -27,15 +27,19 @@ PAPER_MANIPULATIONS = {"base": "base", "No_NPI": "NPI", "Psuedocleft": "Pseudocl
                        "VP Gap Conjunction": "VP Gap Conjunction"}
 
 
-def resolve_constructions(lexicon: Lexicon, names: Iterable[str] | str | None,
+def resolve_constructions(lexicon: Lexicon, names: Iterable[str | Definition] | str | None,
                           *, paper_compatible: bool = False, folder: str | Path | None = None) -> list[Definition]:
     """The definitions of the named constructions in generation order (the paper's four first, then
     the user's, see `constructions.constructions`); None or "all" means the paper's four (in
-    paper-compatible mode, all published ones); unknown or unpublished names are an error."""
+    paper-compatible mode, all published ones); unknown or unpublished names are an error. A
+    Definition given in place of a name is taken as it is (one the app read from a visitor)."""
+    given = [] if names is None else [names] if isinstance(names, str) else list(names)
+    if given and all(isinstance(n, Definition) for n in given):
+        return [n for n in given if isinstance(n, Definition)]
     defined = constructions(folder)
     paper = list(lexicon.paper.constructions if paper_compatible else lexicon.constructions)
     pool = paper if paper_compatible else [*paper, *(n for n in defined if n not in paper)]
-    wanted = [] if names is None else [names] if isinstance(names, str) else list(names)
+    wanted = [str(n) for n in given]
     if not wanted or "all" in wanted:
         return [defined[n] for n in paper]
     unknown = [n for n in wanted if n not in pool]
@@ -67,7 +71,7 @@ def _applies(definition: Definition, suite: SuiteName) -> None:
                          f"{definition.path.name}, says so under tests)")
 
 
-def generate_semantic(lexicon: Lexicon, constructions: Iterable[str] | str | None = None,
+def generate_semantic(lexicon: Lexicon, constructions: Iterable[str | Definition] | str | None = None,
                       *, paper_compatible: bool = False, folder: str | Path | None = None) -> list[SemanticItem]:
     """Blocks of 8 per base and construction: construction then "or", each context order x
     follow-up order, in the published row order (construction by construction)."""
@@ -108,7 +112,7 @@ def manipulations(base: Base, connective: str) -> dict[str, str]:
     }
 
 
-def generate_syntax(lexicon: Lexicon, constructions: Iterable[str] | str | None = None,
+def generate_syntax(lexicon: Lexicon, constructions: Iterable[str | Definition] | str | None = None,
                     *, paper_compatible: bool = False, folder: str | Path | None = None) -> list[SyntaxItem]:
     """Per aligned base: for each construction and then the control "and", the base sentence and
     the manipulations its definition lists (the paper's Table 3 and Appendix C: all five for the
@@ -148,7 +152,7 @@ def affinity_spans(sentence: str, connective: str,
     return tuple(spans)
 
 
-def generate_affinity(lexicon: Lexicon, constructions: Iterable[str] | str | None = None,
+def generate_affinity(lexicon: Lexicon, constructions: Iterable[str | Definition] | str | None = None,
                       *, paper_compatible: bool = False, folder: str | Path | None = None) -> list[AffinityItem]:
     """Each construction's contexts (both orders) with the character spans of its fixed words."""
     bases = iter_bases(lexicon, paper_compatible=paper_compatible)

@@ -77,7 +77,8 @@ def test_every_page_shows_no_path_input(public: str, cache_dir: Path, script: st
 def test_sweep_section_and_folder_imports_are_off(public: str, cache_dir: Path) -> None:
     at = page("pages/3_Run.py", public).run()
     assert any(PUBLIC_NOTE in c and "sweep plans are off" in c for c in texts(at.caption))
-    assert not [b for b in at.button if b.key == "sweep_start"] and not at.get("file_uploader")
+    assert not [b for b in at.button if b.key == "sweep_start"]
+    assert [u.key for u in at.get("file_uploader")] == ["cx_upload"]  # a construction definition only, no plan
     at = page("pages/5_Trajectories.py", public).run()
     assert not {b.key for b in at.button} & {"traj_import", "traj_fetch"}
     assert any("folder imports and fetches are off" in c for c in texts(at.caption))

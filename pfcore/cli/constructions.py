@@ -1,0 +1,59 @@
+"""`pfcore constructions list|check`: the constructions pfcore knows (the paper's four, and a user's
+folder of definitions), and the check of one definition file (docs/constructions.md)."""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from pfcore.cli.common import add_constructions_arg
+from pfcore.errors import InputError
+from pfcore.items.constructions import Definition, constructions, read_definition
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the `constructions` command and its sub-commands."""
+    command = subparsers.add_parser("constructions", help="list the constructions, or check a definition file")
+    sub = command.add_subparsers(dest="constructions_command", required=True)
+    listing = sub.add_parser("list", help="the paper's four and those of --constructions DIR")
+    add_constructions_arg(listing)
+    listing.add_argument("--json", action="store_true", help="print them as JSON")
+    listing.set_defaults(func=list_command)
+    check = sub.add_parser("check", help="check one definition file (exit 2 with its problems)")
+    check.add_argument("path", type=Path, help="a construction definition (*.yaml)")
+    check.set_defaults(func=check_command)
+
+
+def described(definition: Definition) -> dict[str, object]:
+    """A definition as plain data."""
+    return {"name": definition.name, "words": list(definition.words), "licensing": definition.licensing,
+            "focus2": definition.focus2, "controls": {"semantic": definition.semantic_control,
+                                                      "syntax": definition.syntax_control},
+            "tests": {"semantic": definition.semantic, "syntax": list(definition.syntax),
+                      "affinity": definition.affinity},
+            "frames": list(definition.frames) or "all", **definition.record()}
+
+
+def list_command(args: argparse.Namespace) -> int:
+    """Print every known construction, the paper's four first."""
+    found = constructions(args.constructions)
+    if args.json:
+        print(json.dumps([described(d) for d in found.values()]))
+        return 0
+    for d in found.values():
+        tests = ", ".join(t for t, on in (("semantic", d.semantic), ("syntax", d.syntax), ("affinity", d.affinity))
+                          if on)
+        print(f"{d.name:<16} '{d.connective}'  {d.licensing} context, focus 2 {d.focus2}; tests {tests} "
+              f"({d.origin}, {d.path.name})")
+    return 0
+
+
+def check_command(args: argparse.Namespace) -> int:
+    """Check a definition: its one-line summary, or its problems (exit 2 through the CLI's boundary)."""
+    definition = read_definition(args.path)
+    clash = constructions().get(definition.name)
+    if clash is not None and clash.built_in:
+        raise InputError(f"{args.path}: name: {definition.name!r} is a built-in construction; choose another name")
+    print(f"{args.path}: a valid definition of {definition.name} ('{definition.connective}', "
+          f"{definition.licensing} context, focus 2 {definition.focus2})")
+    return 0

@@ -1,0 +1,83 @@
+"""The Run page's "Your own construction" section: a definition typed (private mode) or uploaded, the
+items it generates, its first blocks scored beside the paper's four, on one chart with n and 95%
+intervals. The work is pfcore.views.constructions; only streamlit calls are here. A visitor's
+definition lives in their session: nothing of it is recorded or shown to another."""
+from __future__ import annotations
+
+import streamlit as st
+
+from pfcore.deployment import deployment
+from pfcore.names import SuiteName
+from pfcore.plots.accuracy import accuracy_bars_figure
+from pfcore.scoring.kinds import kind_of
+from pfcore.suites.registry import get_suite
+from pfcore.ui.downloads import chart, download_csv
+from pfcore.ui.errors import shown_errors
+from pfcore.ui.model import ModelChoice, scorer
+from pfcore.views.constructions import Trial, definition_from_text, score_trial, trial_of
+
+EXPLAIN = """Test a construction of your own the way the paper tests its four: a **definition** says its
+words, the context it needs and where focus 2 lies on its scale (docs/constructions.md). Its semantic
+items are generated from the paper's frames, and its first blocks are scored beside the four's on the
+same blocks, with the sidebar's model."""
+TEMPLATE = """name: still_less
+words: still less
+licensing: negative   # negative, positive or any
+focus2: stronger      # stronger (as let alone) or weaker (as not even)
+"""
+RESULT = "construction_trial"  # session key: (definition sha256, model label, blocks) -> scored trial
+
+
+def render_constructions_section(choice: ModelChoice | None) -> None:
+    """The section: the definition, its first block, Score, and the chart beside the four."""
+    with shown_errors():
+        st.subheader("Your own construction")
+        st.markdown(EXPLAIN)
+        policy = deployment()
+        upload = st.file_uploader("Upload a definition (.yaml)", type=["yaml", "yml"], key="cx_upload")
+        typed = "" if policy.public else st.text_area("...or write one", key="cx_text", height=140,
+                                                      placeholder=TEMPLATE)
+        if upload is not None:
+            name, data = upload.name, upload.getvalue()
+        elif typed.strip():
+            name, data = "definition.yaml", typed.encode("utf-8")
+        else:
+            st.info("Upload a construction definition to try it, for example:" if policy.public else
+                    "Write or upload a construction definition to try it, for example:")
+            st.code(TEMPLATE, language="yaml")
+            return
+        trial = trial_of(definition_from_text(name, data))
+        d = trial.definition
+        st.caption(f"`{d.name}`: '{d.connective}', a {d.licensing} context, focus 2 the {d.focus2} end; "
+                   f"its first block of {len(trial.preview)} semantic items:")
+        st.dataframe(trial.preview, hide_index=True)
+        _score_section(trial, choice)
+
+
+def _score_section(trial: Trial, choice: ModelChoice | None) -> None:
+    """Score its first blocks with the four's, and show the chart and table (kept in the session)."""
+    policy = deployment()
+    blocks = int(st.number_input("Blocks to score", min_value=1, max_value=policy.max_blocks if policy.public
+                                 else 50, value=2, key="cx_blocks",
+                                 help="the first blocks of your construction, and the same blocks of the four"))
+    if choice is None:
+        st.info("Choose a model in the sidebar to score it.")
+        return
+    key = (trial.definition.sha256, choice.spec.label, blocks)
+    if st.button(f"Score {blocks} block{'s' if blocks > 1 else ''} beside the four", key="cx_score"):
+        method = get_suite(SuiteName.SEMANTIC).default_method(kind_of(choice.spec.kind))
+        with policy.run_slot(), st.spinner(f"Scoring with {choice.spec.label}..."):
+            st.session_state[RESULT] = (key, score_trial(trial, scorer(choice.spec, method), blocks))
+    stored = st.session_state.get(RESULT)
+    if stored is None or stored[0] != key or stored[1].summary is None:
+        return
+    summary = stored[1].summary
+    shown = summary.assign(construction=summary["label"])
+    chart(accuracy_bars_figure(shown, title=f"Accuracy (semantic suite, {blocks} blocks each): "
+                                            f"{choice.spec.label}"), f"{trial.definition.name}_accuracy.html",
+          key="cx_chart")
+    st.caption("Accuracy of the decisions (0-1) with 95% Wilson intervals; n is the number of decisions, four "
+               "per block. A few blocks give wide intervals: read the bars against them, not as a finding.")
+    table = summary[["construction", "origin", "filter", "accuracy", "ci_low", "ci_high", "n"]]
+    st.dataframe(table, hide_index=True)
+    download_csv(table, f"{trial.definition.name}_beside_the_four.csv", "Accuracies (CSV)")

@@ -1,0 +1,85 @@
+"""The Run page's trial of a construction of the visitor's own: its definition read from the text they
+typed or uploaded, the items it generates, and its first blocks scored beside the paper's four on the
+same blocks, for one chart with n and 95% intervals. Nothing is recorded or shared: the definition
+lives in the visitor's session (docs/constructions.md, In the app)."""
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from pfcore.deployment import deployment
+from pfcore.errors import InputError
+from pfcore.files import file_slug
+from pfcore.items import default_items, generate_semantic, load_lexicon
+from pfcore.items.constructions import DEFINITION_FILE, Definition, constructions, read_definition
+from pfcore.items.schema import SemanticItem
+from pfcore.names import SuiteName, construction_title
+from pfcore.scoring.requests import Progress, RequestScorer
+from pfcore.store.cache import ScoreCache
+from pfcore.suites.base import RunConfig, ScoreContext
+from pfcore.suites.semantic import SUITE, limit_blocks
+
+SHOWN_FILTERS = ("all", "aligned", "misaligned")
+PREVIEW_COLUMNS = ("connective", "context_order", "followup_order", "context", "followup")
+
+
+@dataclass(frozen=True)
+class Trial:
+    """A definition's trial: what it is, its first block's rows, and (once scored) the summary of it
+    and the four on the same blocks, each construction labelled with its origin and n."""
+
+    definition: Definition
+    preview: pd.DataFrame
+    summary: pd.DataFrame | None = None
+
+
+def definition_from_text(file_name: str, data: bytes) -> Definition:
+    """A definition from the bytes a visitor typed or uploaded, read as a file of that name would be
+    (the same checks, one line per problem); a name of the four is refused."""
+    deployment().check_upload(len(data))
+    if len(data) > DEFINITION_FILE.cap:
+        raise InputError(f"the definition has {len(data):,} bytes; a definition may have {DEFINITION_FILE.cap:,}")
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"{file_slug(Path(file_name).stem) or 'definition'}.yaml"
+        path.write_bytes(data)
+        try:
+            definition = read_definition(path)
+        except InputError as exc:  # name the visitor's file, not the server's temporary folder
+            raise InputError(str(exc).replace(str(Path(folder)) + "/", "")) from None
+    known = constructions()
+    if definition.name in known and known[definition.name].built_in:
+        raise InputError(f"name: {definition.name!r} is one of the paper's four; choose another name")
+    return definition
+
+
+def trial_of(definition: Definition) -> Trial:
+    """The definition with its first block of semantic items (8 rows: the construction and its control,
+    each context order and follow-up order)."""
+    items = generate_semantic(load_lexicon(), [definition])
+    if not items:
+        raise InputError(f"{definition.name} generates no semantic items (check its frames and tests)")
+    first = [i for i in items if i.block_id == items[0].block_id]
+    return Trial(definition, pd.DataFrame([{c: getattr(i, c) for c in PREVIEW_COLUMNS} for i in first]))
+
+
+def score_trial(trial: Trial, scorer: RequestScorer, blocks: int, progress: Progress | None = None) -> Trial:
+    """The trial with its first `blocks` blocks and the four's first `blocks` scored through the score
+    cache (the same frames, pronouns and modals), decided and summarised as the semantic suite does."""
+    deployment().check_blocks(blocks)
+    own = limit_blocks(generate_semantic(load_lexicon(), [trial.definition]), blocks)
+    four = limit_blocks([i for i in default_items(SuiteName.SEMANTIC) if isinstance(i, SemanticItem)], blocks)
+    items = [*four, *own]
+    reduction = SUITE.reduction(RunConfig(), scorer.method)
+    with ScoreCache() as cache:
+        ctx = ScoreContext(scorer, cache, progress, reduction)
+        summary = SUITE.summarize(SUITE.decide(SUITE.score(items, ctx)))
+    shown = summary[summary["filter"].isin(SHOWN_FILTERS)].copy()
+    shown["origin"] = ["user-defined" if c == trial.definition.name else "the paper's" for c in shown["construction"]]
+    decisions = shown[shown["filter"] == "all"].set_index("construction")["n"]  # one label for every filter's bar
+    own_title = f"{trial.definition.connective.capitalize()} (yours)"
+    shown["label"] = [f"{own_title if o == 'user-defined' else construction_title(c)}, n = {decisions[c]:g}"
+                      for c, o in zip(shown["construction"], shown["origin"])]
+    return Trial(trial.definition, trial.preview, shown.reset_index(drop=True))

@@ -1,0 +1,49 @@
+"""The Run page's "Your own construction" (issue 30): a definition written in the page gives its first
+block of items, and its first blocks scored beside the four's on one chart, with n and intervals; a
+bad definition is one message; in public mode there is no box to type in (uploads only)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pfcore.items.constructions import EXAMPLES_DIR
+from tests.app_helpers import no_errors, page, texts
+
+PAGE = "pages/3_Run.py"
+
+
+def test_a_written_definition_is_scored_beside_the_four(tiny_gpt2: Path, cache_dir: Path) -> None:
+    at = page(PAGE, tiny_gpt2).run()
+    at.text_area(key="cx_text").set_value((EXAMPLES_DIR / "not_even.yaml").read_text()).run()
+    no_errors(at)
+    preview = at.dataframe[0].value
+    assert len(preview) == 8 and set(preview["connective"]) == {"not even", "or"}
+    assert any("`not_even`: 'not even', a negative context, focus 2 the weaker end" in c for c in texts(at.caption))
+    at.number_input(key="cx_blocks").set_value(1).run()
+    at.button(key="cx_score").click().run()
+    no_errors(at)
+    table = at.dataframe[1].value
+    assert set(table["construction"]) == {"let_alone", "much_less", "not_to_mention", "never_mind", "not_even"}
+    assert set(table.loc[table["construction"] == "not_even", "origin"]) == {"user-defined"}
+    assert (table.loc[table["filter"] == "all", "n"] == 4).all()  # one block: four decisions each
+    assert ((table["ci_low"] <= table["accuracy"]) & (table["accuracy"] <= table["ci_high"])).all()
+    assert any("95% Wilson intervals" in c for c in texts(at.caption))
+
+
+def test_a_bad_definition_is_one_message_and_nothing_is_scored(tiny_gpt2: Path, cache_dir: Path) -> None:
+    at = page(PAGE, tiny_gpt2).run()
+    at.text_area(key="cx_text").set_value("name: still_less\nwords: still less\nlicensing: negative\n").run()
+    assert not at.exception
+    assert any("missing focus2" in e for e in texts(at.error))
+    assert not [b for b in at.button if b.key == "cx_score"]
+
+
+def test_public_mode_takes_definitions_by_upload_only(monkeypatch: pytest.MonkeyPatch, cache_dir: Path) -> None:
+    monkeypatch.setenv("PFCORE_FAKE_SCORER", "1")
+    monkeypatch.setenv("PFCORE_PUBLIC", "1")
+    monkeypatch.setenv("PFCORE_MODELS_ALLOWED", "pfcore-fake-scorer")
+    at = page(PAGE, "pfcore-fake-scorer").run()
+    assert not at.exception
+    assert not [t for t in at.text_area if t.key == "cx_text"]
+    assert any("Upload a construction definition" in i for i in texts(at.info))
