@@ -1,10 +1,12 @@
 """Trajectories: accuracy over training checkpoints (the paper's Figures 2-4), published and own."""
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
 from pfcore.analysis.bands import band_note
 from pfcore.analysis.fdcorr import MIN_CHECKPOINTS, fd_correlation
-from pfcore.analysis.series import available_series
+from pfcore.analysis.series import available_series, user_constructions
 from pfcore.analysis.trajectories import (
     FD_YS,
     FIGURE2,
@@ -89,6 +91,7 @@ with shown_errors():
 
 if shown:
     model, source, rows, available = shown
+    label = partial(series_label, user=user_constructions(rows))  # a user's constructions marked user-defined
     with shown_errors():
         st.subheader("Learning curves (Figure 2)")
         params = (Param("model", "traj_model"),
@@ -98,7 +101,7 @@ if shown:
         show_link(publish("trajectories", current(params)), link_notes)
         c1, c2 = st.columns([3, 2])
         picked = c1.multiselect("Series", available, default=defaults(list(FIGURE2), available),
-                                format_func=series_label, key=widget_key("series", model, source),
+                                format_func=label, key=widget_key("series", model, source),
                                 help="CONSTRUCTION:FILTER; pf_avg is the mean of the four constructions' "
                                      "semantic accuracy, syntax their syntactic accuracy")
         others = c2.multiselect("Side by side with", compare_choices(table, model, source),
@@ -140,10 +143,10 @@ if shown:
                                                  value=True, key="traj_drop_duplicates")
         with shown_errors():
             c1, c2 = st.columns([1, 2])
-            x = c1.selectbox("Against", fd.against, index=fd.first, format_func=series_label,
+            x = c1.selectbox("Against", fd.against, index=fd.first, format_func=label,
                              key=widget_key("fd_x", model, source))
             ys = c2.multiselect("Series", available, default=defaults(FD_YS, available, besides=x),
-                                format_func=series_label, key=widget_key("fd_ys", model, source))
+                                format_func=label, key=widget_key("fd_ys", model, source))
             panels = fd_panels(rows, model, x, ys, zscale=zscale, drop_duplicates=drop)
             for problem in panels.problems:
                 st.warning(problem)
@@ -163,9 +166,9 @@ if shown:
             st.subheader("Any two series")
             ix, iy = pair_defaults(available)
             c1, c2 = st.columns(2)
-            px = c1.selectbox("First series", available, index=ix, format_func=series_label,
+            px = c1.selectbox("First series", available, index=ix, format_func=label,
                               key=widget_key("pair_x", model, source))
-            py = c2.selectbox("Second series", available, index=iy, format_func=series_label,
+            py = c2.selectbox("Second series", available, index=iy, format_func=label,
                               key=widget_key("pair_y", model, source))
             pair = fd_correlation(rows, model, px, py, zscale=zscale, drop_duplicates=drop)
             m1, m2, m3, m4, m5 = st.columns(5)

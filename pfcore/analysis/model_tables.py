@@ -20,6 +20,7 @@ from pfcore.analysis.models import (
     per_model_average,
 )
 from pfcore.analysis.reference import load_reference
+from pfcore.analysis.series import USER_MARK
 from pfcore.intervals import mean_interval
 from pfcore.items.lexicon import load_lexicon
 from pfcore.items.schema import PF_CONSTRUCTIONS
@@ -61,11 +62,16 @@ def _own_rows(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
                   else _headline(record, suite.paper_filter))
         digits = 1 if scale > 1 else 3
         for construction, (value, low, high, n) in values.items():
-            rows.append({"model": m.model.label, "construction": published_name(construction),
+            rows.append({"model": m.model.label, "construction": marked(published_name(construction)),
                          "value": round(scale * value, digits), "ci_low": round(scale * low, digits),
                          "ci_high": round(scale * high, digits), "n": n,
                          "source": f"{RUN_SOURCE_PREFIX}{m.run_id}"})
     return pd.DataFrame(rows, columns=list(OWN_COLUMNS))
+
+
+def marked(construction: str) -> str:
+    """A construction column's name: the paper's four as they are, a user's own marked "(user-defined)"."""
+    return construction if construction in (*PF_CONSTRUCTIONS, "avg") else f"{construction} {USER_MARK}"
 
 
 def _headline(record: RunRecord, filt: str) -> dict[str, tuple[float, float, float, int]]:
@@ -103,6 +109,7 @@ def side_by_side(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
     if "avg" in wide.columns and set(PF_CONSTRUCTIONS) <= set(wide.columns):
         wide["avg"] = wide["avg"].fillna(wide[list(PF_CONSTRUCTIONS)].mean(axis=1, skipna=False).round(1))
     order = [c for c in (*PF_CONSTRUCTIONS, "avg") if c in wide.columns]
+    order += [c for c in wide.columns if c not in (*order, "source", "model")]  # a user's constructions, marked
     wide = wide[["model", *order, "source"]]
     wide["origin"] = np.where(wide["source"].str.startswith(RUN_SOURCE_PREFIX), Origin.RUN, Origin.PAPER)
     counts = own.groupby("source")["n"].agg(lambda n: f"{n.min():,}" if n.min() == n.max() else

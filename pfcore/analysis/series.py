@@ -17,10 +17,12 @@ from dataclasses import dataclass
 import pandas as pd
 
 from pfcore.errors import InputError
-from pfcore.items.schema import PF_CONSTRUCTIONS
+from pfcore.items.schema import PF_CONSTRUCTIONS, SYNTAX_CONTROL
 from pfcore.names import SuiteName
 
 AVERAGES = {"pf_avg": SuiteName.SEMANTIC, "syntax": SuiteName.SYNTAX}  # average series -> its suite
+PF_SUITES = (SuiteName.SEMANTIC, SuiteName.SYNTAX, SuiteName.AFFINITY)
+USER_MARK = "(user-defined)"  # beside a construction of a user's own definition (docs/constructions.md)
 TOLERANCE = 1e-9
 SHOWN = 12  # series names quoted in an error message
 
@@ -134,6 +136,13 @@ def available_series(table: pd.DataFrame, model: str) -> list[str]:
     pairs = rows[["construction", "filter"]].drop_duplicates().sort_values(["construction",
                                                                               "filter"])
     return names + [f"{c}:{f}" for c, f in pairs.itertuples(index=False)]
+
+
+def user_constructions(table: pd.DataFrame) -> frozenset[str]:
+    """The constructions of a user's own definitions in a results table: those of the Paired-Focus
+    suites that are none of the paper's four (nor the syntactic control "and")."""
+    found = table.loc[table["suite"].isin(PF_SUITES), "construction"].unique()
+    return frozenset(str(c) for c in found if c not in PF_CONSTRUCTIONS and c != SYNTAX_CONTROL)
 
 
 def trajectories(table: pd.DataFrame, model: str, names: Sequence[str],

@@ -12,7 +12,14 @@ import pandas as pd
 from pfcore.analysis.bands import BAND_COLUMNS, with_bands
 from pfcore.analysis.fdcorr import MIN_CHECKPOINTS, FDCorrelation, fd_correlation, paper_comparison
 from pfcore.analysis.models import RUN_SOURCE_PREFIX
-from pfcore.analysis.series import available_series, parse_series, series_sources, trajectories
+from pfcore.analysis.series import (
+    USER_MARK,
+    available_series,
+    parse_series,
+    series_sources,
+    trajectories,
+    user_constructions,
+)
 from pfcore.errors import InputError
 from pfcore.items.schema import PF_CONSTRUCTIONS
 from pfcore.names import construction_words
@@ -161,9 +168,11 @@ def compare_choices(table: pd.DataFrame, model: str, source: str) -> list[str]:
     return [k for k in keys if k != shown]
 
 
-def series_label(name: str) -> str:
-    """A series with the paper's name for it when it has one: "PF meaning, plausible (pf_avg:aligned)"."""
-    return f"{FIGURE2[name]} ({name})" if name in FIGURE2 else name
+def series_label(name: str, user: frozenset[str] = frozenset()) -> str:
+    """A series with the paper's name for it when it has one: "PF meaning, plausible (pf_avg:aligned)";
+    one of a construction in `user` (see `series.user_constructions`) marked user-defined."""
+    label = f"{FIGURE2[name]} ({name})" if name in FIGURE2 else name
+    return f"{label} {USER_MARK}" if name.partition(":")[0] in user else label
 
 
 AVERAGE_NAMES = {"pf_avg": "semantic accuracy", "syntax": "syntactic accuracy", "blimp": "BLiMP accuracy",
@@ -222,7 +231,8 @@ def curves(table: pd.DataFrame, scopes: Sequence[str], names: Sequence[str]) -> 
     if not frames:
         raise InputError("none of the chosen series has values for these models")
     data = pd.concat(frames, ignore_index=True)
-    label = data["series"].map(series_label)
+    user = user_constructions(table)
+    label = data["series"].map(lambda name: series_label(name, user))
     if len(scopes) > 1:
         label = label + " · " + data["model"] + " (" + data["origin"] + ")"
     return data.assign(label=label)[["model", "origin", "series", "label", "construction", "filter",

@@ -13,8 +13,8 @@ from typing import Any
 
 from pfcore.errors import InputError, type_name
 from pfcore.files import MIB, FileKind, read_bounded, too_large, write_atomic
+from pfcore.items.constructions import constructions
 from pfcore.items.safe_yaml import compose
-from pfcore.items.schema import CONSTRUCTIONS
 from pfcore.items.yaml_check import Where, YamlChecker
 from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
 from pfcore.names import ModelKind, SuiteName
@@ -220,8 +220,9 @@ def _constructions(checker: _PlanChecker, value: Any, where: Where) -> tuple[str
     where = where + ("constructions",)
     names = [checker.text(v, where + (i,)) for i, v in enumerate(checker.sequence(value, where))]
     for i, name in enumerate(names):
-        if name and name not in CONSTRUCTIONS:
-            checker.fail(where + (i,), f"unknown construction (choose from {', '.join(CONSTRUCTIONS)})")
+        if name and name not in constructions():
+            checker.fail(where + (i,), f"unknown construction (choose from {', '.join(constructions())}; a "
+                         "definition of your own: --constructions DIR)")
     return tuple(names)
 
 

@@ -128,3 +128,25 @@ def test_a_bad_definition_in_a_folder_generates_nothing(tmp_path: Path, capsys: 
     assert main(["items", "semantic", "--construction", "still_less", "--constructions", str(folder),
                  "--out", str(out)]) == 2
     assert "missing focus2" in capsys.readouterr().err and not out.exists()
+
+
+def test_a_users_construction_stands_beside_the_four_marked(tiny_gpt2: Path, cache_dir: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """The Models page's table and the Trajectories page's series name it as a user's."""
+    from pfcore.analysis.model_tables import side_by_side
+    from pfcore.analysis.series import user_constructions
+    from pfcore.analysis.trajectories import series_label
+    from pfcore.store.results import load_results
+    from pfcore.store.runs import list_runs
+
+    for construction in ("let_alone", "still_less"):
+        assert main(["run", "--suite", "semantic", "--construction", construction, "--limit-blocks", "1", "--json",
+                     "--model", str(tiny_gpt2), "--constructions", str(EXAMPLES_DIR)]) == 0
+    capsys.readouterr()
+    table = side_by_side("Table 6", list_runs())
+    assert "still_less (user-defined)" in table.columns and "letalone" in table.columns
+    results = load_results()
+    assert user_constructions(results) == {"still_less"}
+    assert set(results.loc[results["construction"] == "still_less", "suite"]) == {"semantic"}
+    assert series_label("still_less:aligned", user_constructions(results)) == "still_less:aligned (user-defined)"
+    assert series_label("letalone:aligned", user_constructions(results)) == "letalone:aligned"
