@@ -11,6 +11,7 @@ from pfcore.ui.errors import shown_errors
 from pfcore.ui.model import scorer
 from pfcore.ui.page import start_page
 from pfcore.ui.progress import progress_callback
+from pfcore.ui.text import plain
 from pfcore.views.stimuli import analyse_stimuli, read_stimuli_file, stimuli_from_upload, word_bars
 
 INTRO = """Score your own stimuli per **word** and per **region**. Give a CSV with a `sentence` column
@@ -36,8 +37,8 @@ with shown_errors():
                 "Upload a stimuli file (this server is in public mode: files come by upload only).")
         st.stop()
     if upload is not None and path.strip():
-        st.info(f"Scoring the uploaded file **{upload.name}**; the path typed (`{path.strip()}`) is not read. "
-                "Remove the upload to score the file at that path.")
+        st.info(f"Scoring the uploaded file **{plain(upload.name)}**; the path typed ({plain(path.strip())}) is not "
+                "read. Remove the upload to score the file at that path.")
     stimuli = stimuli_from_upload(upload.name, upload.getvalue()) if upload else read_stimuli_file(path.strip())
     if choice is None:
         st.info("Load a model in the sidebar to score these stimuli.")
@@ -45,14 +46,14 @@ with shown_errors():
     result = analyse_stimuli(stimuli, scorer(choice.spec), choice.spec, corrected=corrected,
                              progress=progress_callback(f"Scoring with {choice.spec.label}"))
     name = slug(stimuli.suite.name if stimuli.suite else stimuli.label.rsplit("/", 1)[-1])
-    st.caption(f"{len(stimuli.texts):,} sentences scored by {choice.spec.label}.")
+    st.caption(f"{len(stimuli.texts):,} sentences scored by {plain(choice.spec.label)}.")
     if result.by_condition is not None and result.regions is not None:
         st.subheader("Surprisal by region and condition")
         chart(region_bars_figure(result.by_condition, title=f"{name}: surprisal by region and condition, "
                                  f"{choice.spec.label}"), f"{name}_regions.html", key="stimuli_regions_chart")
         unscored = unscored_regions(result.by_condition)
         if unscored:
-            st.caption(f"Not drawn: region {', '.join(unscored)}, which has no scored word (a sentence's first "
+            st.caption(f"Not drawn: region {plain(', '.join(unscored))}, which has no scored word (a sentence's first "
                        "word has no context).")
         if result.accuracy is not None:
             st.subheader("Predictions")

@@ -6,7 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.colors import qualitative
 
-from pfcore.plots.common import require_columns
+from pfcore.plots.common import require_columns, shown
 
 PROJECTOR_FONT = 22  # points: readable from the back of a classroom
 PROJECTOR_HEIGHT = 1.25  # charts grow by this factor in the presenter view
@@ -23,7 +23,7 @@ def next_words_figure(table: pd.DataFrame, title: str | None = None) -> go.Figur
                            hovertemplate="%{y}: %{x:.2f}%<extra></extra>"))
     fig.update_yaxes(autorange="reversed", title_text="next word", type="category")
     fig.update_xaxes(title_text="probability (%)", range=[0, max(5.0, float(table["probability_percent"].max()) * 1.2)])
-    fig.update_layout(title=title, height=120 + 34 * len(table), margin={"t": 60, "l": 10})
+    fig.update_layout(title=shown(title) if title else None, height=120 + 34 * len(table), margin={"t": 60, "l": 10})
     return fig
 
 
@@ -38,7 +38,8 @@ def grouped_bars_figure(data: pd.DataFrame, *, x: str, group: str, y: str, y_tit
                              text=[f"{v:{fmt}}" for v in part[y]], textposition="outside",
                              hovertemplate=f"%{{x}}, {name}: %{{y:{fmt}}}<extra></extra>"))
     fig.update_yaxes(title_text=y_title)
-    fig.update_layout(barmode="group", title=title, height=440, legend={"orientation": "h", "y": -0.2},
+    fig.update_layout(barmode="group", title=shown(title) if title else None, height=440,
+                      legend={"orientation": "h", "y": -0.2},
                       margin={"t": 60})
     return fig
 

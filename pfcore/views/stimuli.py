@@ -15,7 +15,7 @@ import pandas as pd
 
 from pfcore.deployment import deployment
 from pfcore.errors import InputError
-from pfcore.files import too_large, write_atomic
+from pfcore.files import too_large, upload_name, write_atomic
 from pfcore.intervals import mean_interval
 from pfcore.items.syntaxgym import GymSuite, read_stimuli, stimuli_kind
 from pfcore.models.spec import ModelSpec
@@ -96,6 +96,7 @@ def stimuli_from_upload(name: str, data: bytes) -> Stimuli:
     """Stimuli from an uploaded file's name and bytes (read as a file of that name would be, and
     refused unwritten when larger than that kind of file, or in public mode an upload, may be)."""
     deployment().check_upload(len(data))
+    name = upload_name(name)
     kind = stimuli_kind(name)
     if len(data) > kind.cap:
         raise too_large(Path(Path(name).name), kind)
