@@ -30,7 +30,7 @@ def safe_cell(value: object) -> object:
 
 
 def csv_bytes(df: pd.DataFrame) -> bytes:
-    """A table as UTF-8 CSV without the index, every text cell and column name through `safe_cell`
+    """A table as UTF-8 CSV (RFC 4180 line ends) without the index, every text cell and column name through `safe_cell`
     (columns of numbers, booleans and times are left alone), so that no cell a visitor or a file gave
     runs as a formula."""
     safe = df.copy()
@@ -39,7 +39,7 @@ def csv_bytes(df: pd.DataFrame) -> bytes:
         column = df.iloc[:, index]
         if column.dtype.kind not in "biufcmM":
             safe.isetitem(index, column.map(safe_cell).astype(object))
-    return safe.to_csv(index=False).encode("utf-8")
+    return safe.to_csv(index=False, lineterminator="\r\n").encode("utf-8")  # RFC 4180; a cell with a CR is quoted
 
 
 def figure_html(fig: go.Figure) -> str:
