@@ -27,6 +27,7 @@ from pfcore.ui.probe_view import (
     verdicts_section,
     words_section,
 )
+from pfcore.ui.text import plain
 
 INTRO = """Type a sentence with *let alone*, *much less*, *not to mention* or *never mind* and press
 Enter. The model reads follow-ups the construction **entails** and ones it **contradicts**, after your
@@ -75,14 +76,14 @@ with shown_errors():
         st.stop()
     found = analyze_sentence(text)
     if found.construction is None:
-        st.warning(found.message)
+        st.warning(plain(found.message))
         st.stop()
     state.setdefault(construction_key(), found.construction)
     chosen = st.segmented_control("Construction", list(found.choices), format_func=found.choices.__getitem__,
                                   required=True, key=construction_key(), persist_state="session") or found.construction
     probe = found if chosen == found.construction else found.with_construction(chosen)
-    st.markdown(f"**Sentence**: {probe.text}  \n**Control**: {probe.control}")
-    st.caption(probe.message)
+    st.markdown(f"**Sentence**: {plain(probe.text)}  \n**Control**: {plain(probe.control)}")
+    st.caption(plain(probe.message))
     reduction, corrected = probe_settings()
     proposal = None if probe.fits_frame else propose_followups(probe)
     pairs, proposed = pair_inputs(typed(), probe, proposal) if proposal is not None else ([], [])
@@ -94,7 +95,7 @@ with shown_errors():
     opened_point = checkpoints_section(request, choice.spec)
     if opened_point is not None:
         models = Models((opened_point.spec, *choice.compared))
-        st.info(f"Below: checkpoint **{opened_point.label}** in place of {choice.spec.label}.")
+        st.info(f"Below: checkpoint **{plain(opened_point.label)}** in place of {plain(choice.spec.label)}.")
     words_section(probe, models, corrected=corrected)
     if not request.has_decisions:
         st.info(no_pair_hint(proposal))

@@ -10,6 +10,7 @@ from pfcore.ui.items_view import item_frame
 from pfcore.ui.links import Param, apply, choice_of, current, opened_query, publish, show_link
 from pfcore.ui.model import Models
 from pfcore.ui.page import start_page
+from pfcore.ui.text import plain
 from pfcore.views.blocks import (
     LAYOUTS,
     PICKER_LIMIT,
@@ -78,7 +79,7 @@ with shown_errors():
         state[f"items_group_{suite}"] = clicked
     elif linked is not None and linked not in labels:  # filtered out: open the first block that matches
         if opened and "block" in opened:
-            st.caption(f"block={linked!r} is not among the items shown; the first block is open instead")
+            st.caption(f"block={plain(repr(linked))} is not among the items shown; the first block is open instead")
         state[f"items_group_{suite}"] = next(iter(labels))
     group_id = st.selectbox(layout.group, list(labels),
                             format_func=labels.__getitem__, key=f"items_group_{suite}", persist_state="session")
@@ -89,9 +90,9 @@ with shown_errors():
         st.info("Load a model in the sidebar to score this block.")
         st.stop()
     models = Models(choice.specs)
-    with st.spinner(f"Scoring with {models.named()}..."):
+    with st.spinner(f"Scoring with {plain(models.named())}..."):
         scored = stacked_groups({label: score_group(s, suite, group_id) for label, s in models.scorers.items()})
-    methods = "; ".join(f"{label}: {s.method.label}" for label, s in models.scorers.items())
+    methods = plain("; ".join(f"{label}: {s.method.label}" for label, s in models.scorers.items()))
     st.caption(f"Scored by {methods}; sentence scores are the mean log-probability per token, as in the paper's "
                "code; every value here is in bits.")
     st.markdown(layout.rows_note)

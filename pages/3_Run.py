@@ -22,6 +22,7 @@ from pfcore.ui.model import scorer
 from pfcore.ui.page import start_page
 from pfcore.ui.progress import UI_CHUNK, format_seconds, plan_caption, progress_view
 from pfcore.ui.sweep_view import render_sweep_section
+from pfcore.ui.text import plain
 
 INTRO = """Score whole suites with the model in the sidebar and get accuracy with 95% intervals per
 construction and filter, as in the paper's tables. Every score is saved to the score cache as it is
@@ -87,6 +88,7 @@ with shown_errors():
     st.subheader("Results")
     runs = list_runs(own_runs)  # again: a run may have finished above
     if not runs:
+        show_link(publish("run", {}), link_notes)
         st.info("No runs yet: choose suites and constructions above and press **Run**. Runs made "
                 "with `python -m pfcore run` appear here too.")
         st.stop()
@@ -98,7 +100,7 @@ with shown_errors():
     show_link(publish("run", current([RUN_PARAM])), link_notes)
     record = load_run(picked)
     m = record.manifest
-    st.caption(f"Model **{m.model.label}** · scoring {m.scoring} · {m.items.count:,} items "
+    st.caption(f"Model **{plain(m.model.label)}** · scoring {m.scoring} · {m.items.count:,} items "
                f"({', '.join(record.summary['construction'].astype(str).unique())}) · "
                f"{m.timings_s.total_s:.1f} s" + (f" · record `{record.path}`" if policy.allows_paths else ""))
     summary = record.summary

@@ -22,6 +22,7 @@ from pfcore.ui.downloads import chart, download_csv
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.mixed_view import render_mixed_effects
 from pfcore.ui.page import start_page
+from pfcore.ui.text import plain
 
 INTRO = """The paper's results for 36 models, typed from its Tables 5-9 into `data/reference/` (each
 value keeps its table as `source`), with your own runs from the **Run** page set beside them, and
@@ -60,10 +61,10 @@ with shown_errors():
                         help="own runs' final semantic accuracy on the aligned items, as in Table 6")
     fig_data = figure_data(results, include_runs=include)
     if fig_data.left_out:
-        st.warning(f"Not placed for lack of a parameter and token count: {', '.join(fig_data.left_out)}. "
+        st.warning(f"Not placed for lack of a parameter and token count: {plain(', '.join(fig_data.left_out))}. "
                    "Give them below.")
     if fig_data.partial:
-        st.warning(f"Not placed because not all four constructions were run: {', '.join(fig_data.partial)}. "
+        st.warning(f"Not placed because not all four constructions were run: {plain(', '.join(fig_data.partial))}. "
                    "Figure 1 and Spearman's ρ average the four; run the semantic suite with all four.")
     models = figure_models(fig_data.data)
     rho = accuracy_parameter_rho(fig_data.data)
@@ -85,13 +86,13 @@ with shown_errors():
                "are known. Table 9 covers the paper's 36 models; give the others here (model_type "
                "CausalLM or MLM). They are kept in `cache/app/models.csv`.")
     if choice is not None and choice.parameters is not None:
-        st.caption(f"The model in the sidebar, `{choice.spec.name}`, has {choice.parameters:,} "
+        st.caption(f"The model in the sidebar, {plain(choice.spec.name)}, has {choice.parameters:,} "
                    "parameters (counted from its weights); its pretraining tokens are on its model card.")
     if "models_saved" in st.session_state:
         st.success(st.session_state.pop("models_saved"))
     edited = st.data_editor(sizes_to_edit(results), num_rows="dynamic", hide_index=True, key="models_sizes")
     if "models_refused" in st.session_state:
-        st.warning("Not saved: " + "; ".join(st.session_state.pop("models_refused")))
+        st.warning("Not saved: " + plain("; ".join(st.session_state.pop("models_refused"))))
     if deployment().public:
         st.caption(f"{PUBLIC_NOTE}: sizes are not saved here, so that no visitor changes what another sees.")
     elif st.button("Save sizes", key="models_save"):

@@ -44,6 +44,7 @@ from pfcore.ui.downloads import chart, download_csv, slug
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.links import Param, apply, choice_of, current, opened_query, publish, show_link
 from pfcore.ui.page import start_page
+from pfcore.ui.text import plain, without_server_folders
 from pfcore.ui.trajectories_view import results_table, widget_key
 
 INTRO = """*When* does a model learn the Paired-Focus constructions? Accuracy over training
@@ -66,13 +67,13 @@ opened = opened_query("trajectories")
 link_notes: list[str] = []
 with shown_errors():
     if "traj_message" in state:
-        st.success(state.pop("traj_message"))
+        st.success(plain(state.pop("traj_message")))
     table = results_table()
     if "traj_uploaded" in state:  # public mode: this visitor's uploaded summaries, in the session only
         table = pd.concat([table, state["traj_uploaded"]], ignore_index=True)
     models = checkpoint_models(table)
     if problem := bundle_problem():
-        st.warning(problem)
+        st.warning(without_server_folders(problem))
     if not models:
         st.info("No checkpoint results yet: load the published summaries that ship with pfcore below "
                 "(or import a folder of them, or fetch them from the paper's repository), or run a "
@@ -86,7 +87,7 @@ with shown_errors():
         source = c2.selectbox("Numbers from", source_choices(table, model), format_func=source_label,
                               key=widget_key("source", model, ""))
         rows = scoped(table, model, source)
-        st.caption(provenance(rows, source))
+        st.caption(plain(provenance(rows, source)))
         shown = (model, source, rows, available_series(rows, model))
 
 if shown:
@@ -138,7 +139,7 @@ if shown:
                            help="changes z-scored over every series of the same published file, the "
                                 "first checkpoint kept as a change of 0 (docs/analysis.md)")
         for duplicate in fd.duplicates:
-            st.warning(f"{duplicate.finding()}: the switch below leaves such steps out.")
+            st.warning(f"{plain(duplicate.finding())}: the switch below leaves such steps out.")
         drop = bool(fd.duplicates) and st.toggle("Leave out checkpoints whose weights repeat an earlier step's",
                                                  value=True, key="traj_drop_duplicates")
         with shown_errors():
@@ -149,7 +150,7 @@ if shown:
                                 format_func=label, key=widget_key("fd_ys", model, source))
             panels = fd_panels(rows, model, x, ys, zscale=zscale, drop_duplicates=drop)
             for problem in panels.problems:
-                st.warning(problem)
+                st.warning(plain(problem))
             if panels.results:
                 chart(fd_figure(panels.results, f"{model}: changes between checkpoints, "
                                                 f"{'z-scaled' if zscale else 'raw'}"),

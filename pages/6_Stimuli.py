@@ -12,6 +12,7 @@ from pfcore.ui.errors import shown_errors
 from pfcore.ui.model import scorer
 from pfcore.ui.page import start_page
 from pfcore.ui.progress import progress_callback
+from pfcore.ui.text import plain
 from pfcore.views.stimuli import (
     analyse_stimuli,
     analyse_surprisal_upload,
@@ -46,8 +47,8 @@ with shown_errors():
                 "Upload a stimuli file (this server is in public mode: files come by upload only).")
         st.stop()
     if upload is not None and path.strip():
-        st.info(f"Scoring the uploaded file **{upload.name}**; the path typed (`{path.strip()}`) is not read. "
-                "Remove the upload to score the file at that path.")
+        st.info(f"Scoring the uploaded file **{plain(upload.name)}**; the path typed ({plain(path.strip())}) is not "
+                "read. Remove the upload to score the file at that path.")
     stimuli = stimuli_from_upload(upload.name, upload.getvalue()) if upload else read_stimuli_file(path.strip())
     surprisals = st.file_uploader("...and, instead of the sidebar's model, its token surprisals from a model run "
                                   "elsewhere (lm-zoo's format)", type=["tsv", "txt"], key="stimuli_surprisals") \
@@ -55,8 +56,8 @@ with shown_errors():
     if surprisals is not None:
         result = analyse_surprisal_upload(stimuli, surprisals.name, surprisals.getvalue())
         source = f"surprisals from {surprisals.name}"
-        st.caption(f"{len(stimuli.texts):,} sentences; {result.source}. Each region holds its tokens' surprisals "
-                   "(bits) as the file gives them; the correction toggle does not apply.")
+        st.caption(f"{len(stimuli.texts):,} sentences; {plain(result.source)}. Each region holds its tokens' "
+                   "surprisals (bits) as the file gives them; the correction toggle does not apply.")
     elif choice is None:
         st.info("Load a model in the sidebar to score these stimuli, or upload their token surprisals."
                 if stimuli.suite is not None else "Load a model in the sidebar to score these stimuli.")
@@ -65,7 +66,7 @@ with shown_errors():
         result = analyse_stimuli(stimuli, scorer(choice.spec), choice.spec, corrected=corrected,
                                  progress=progress_callback(f"Scoring with {choice.spec.label}"))
         source = choice.spec.label
-        st.caption(f"{len(stimuli.texts):,} sentences scored by {source}.")
+        st.caption(f"{len(stimuli.texts):,} sentences scored by {plain(source)}.")
     name = slug(stimuli.suite.name if stimuli.suite else stimuli.label.rsplit("/", 1)[-1])
     if result.by_condition is not None and result.regions is not None:
         st.subheader("Surprisal by region and condition")
@@ -73,7 +74,7 @@ with shown_errors():
                                  f"{source}"), f"{name}_regions.html", key="stimuli_regions_chart")
         unscored = unscored_regions(result.by_condition)
         if unscored:
-            st.caption(f"Not drawn: region {', '.join(unscored)}, which has no scored word (a sentence's first "
+            st.caption(f"Not drawn: region {plain(', '.join(unscored))}, which has no scored word (a sentence's first "
                        "word has no context).")
         if result.accuracy is not None:
             st.subheader("Predictions")

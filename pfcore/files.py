@@ -12,6 +12,7 @@ import shutil
 import stat
 import tempfile
 import time
+import unicodedata
 import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -338,6 +339,27 @@ def read_bounded(path: Path, kind: FileKind, *, gunzip: bool = False) -> bytes:
     if len(raw) > cap:
         raise too_large(path, kind)
     return raw
+
+
+NAME_BYTES = 255  # the longest file name the usual file systems take
+
+
+def upload_name(name: str) -> str:
+    """The file name an upload is kept under while it is read: the last part of the name the browser
+    sent. InputError saying what to do when it cannot name a file (empty, '.' or '..', a control
+    character such as NUL, over NAME_BYTES bytes), before anything is written, so no message names
+    the folder it would have gone to."""
+    base = Path(name).name
+    if any(unicodedata.category(ch) in ("Cc", "Cs") for ch in base):
+        raise InputError("the uploaded file's name holds a control character (such as NUL) or bytes that are "
+                         "not text; rename the file and upload it again")
+    if base in ("", ".", ".."):
+        raise InputError("the uploaded file has no name of its own (it is empty, '.' or '..'); rename the file "
+                         "and upload it again")
+    if len(base.encode("utf-8")) > NAME_BYTES:
+        raise InputError(f"the uploaded file's name is {len(base):,} characters long, more than a file name may "
+                         f"be ({NAME_BYTES} bytes); rename the file and upload it again")
+    return base
 
 
 def too_large(path: Path, kind: FileKind) -> ReadRefused:

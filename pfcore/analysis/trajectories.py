@@ -133,14 +133,15 @@ def scoped(table: pd.DataFrame, model: str, source: str) -> pd.DataFrame:
 
 
 def provenance(rows: pd.DataFrame, source: str) -> str:
-    """Where the shown numbers come from, in one line."""
+    """Where the shown numbers come from, in one line of plain text (its file names may be an
+    upload's)."""
     sources = sorted(rows["source"].unique())
     steps = rows["step"].nunique()
     if source == OWN:
         return (f"From your own runs: {len(sources)} run record(s) over {steps} checkpoints, made by "
-                f"`python -m pfcore trajectory` (sources `{sources[0]}` ...).")
+                f"'python -m pfcore trajectory' (sources {sources[0]} ...).")
     origin = source if _is_origin(source) else collection_of(source)
-    return (f"From {origin_text(origin)}, {steps} checkpoints: " + ", ".join(f"`{file_of(s)}`" for s in sources))
+    return f"From {origin_text(origin)}, {steps} checkpoints: " + ", ".join(file_of(s) for s in sources)
 
 
 def scope_key(model: str, source: str) -> str:

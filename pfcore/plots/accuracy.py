@@ -6,7 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from pfcore.names import construction_title
-from pfcore.plots.common import require_columns
+from pfcore.plots.common import require_columns, shown
 
 SYMBOLS = {"CausalLM": "circle", "MLM": "diamond"}
 
@@ -59,7 +59,8 @@ def accuracy_bars_figure(accuracy: pd.DataFrame, chance: float | None = 0.5, tit
     if chance is not None:
         fig.add_hline(y=chance, line_dash="dash", line_color="grey", annotation_text="chance")
     legend = {"title": {"text": "Filter"}, "orientation": "h", "yanchor": "top", "y": -0.15, "x": 0}
-    fig.update_layout(barmode="group", title=title, legend=legend, hoverlabel={"namelength": -1},
+    fig.update_layout(barmode="group", title=shown(title) if title else None, legend=legend,
+                      hoverlabel={"namelength": -1},
                       yaxis={"title": {"text": "Accuracy (95% interval)"}, "range": [0, 1]})
     return fig
 

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from pfcore.plots.common import require_columns
+from pfcore.plots.common import require_columns, shown
 
 PROJECTOR_FONT = 22  # points: readable from the back of a classroom
 PROJECTOR_HEIGHT = 1.25  # charts grow by this factor in the presenter view ...
@@ -27,7 +27,7 @@ LEGEND = {"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0, "title": {"
 
 def _layout(fig: go.Figure, title: str | None, *, height: int = HEIGHT, top: int = 90) -> go.Figure:
     """The lesson's common layout: a short title, the legend above the plot, a fixed height."""
-    fig.update_layout(title={"text": title, "y": 0.98, "yanchor": "top"} if title else None, height=height,
+    fig.update_layout(title={"text": shown(title), "y": 0.98, "yanchor": "top"} if title else None, height=height,
                       legend=LEGEND, margin={"t": top, "l": 70, "r": 20, "b": 70}, template="plotly_white")
     return fig
 
@@ -38,7 +38,8 @@ def next_words_figure(table: pd.DataFrame, title: str | None = None, digits: int
 
     `table` has columns word and probability_percent, best first (NextTokens.table())."""
     require_columns(table, ("word", "probability_percent"), "next_words_figure")
-    fig = go.Figure(go.Bar(x=table["probability_percent"], y=table["word"], orientation="h", marker_color=BLUE,
+    fig = go.Figure(go.Bar(x=table["probability_percent"], y=[shown(w) for w in table["word"]], orientation="h",
+                           marker_color=BLUE,
                            text=[f"{p:.{digits}f}%" for p in table["probability_percent"]], textposition="outside",
                            cliponaxis=False, hovertemplate="%{y}: %{x:.2f}%<extra></extra>"))
     fig.update_yaxes(autorange="reversed", title_text="next word", type="category")
@@ -57,10 +58,11 @@ def word_bars_figure(words: pd.DataFrame, title: str | None = None) -> go.Figure
     fig = go.Figure()
     for style, sentence in zip(STYLES, sentences):
         part = words[words["sentence"] == sentence]
-        fig.add_trace(go.Bar(x=part["position"], y=part["surprisal_bits"], name=sentence, text=part["word"],
+        fig.add_trace(go.Bar(x=part["position"], y=part["surprisal_bits"], name=shown(sentence),
+                             text=[shown(w) for w in part["word"]],
                              marker={"color": style["color"], "pattern": {"shape": style["pattern"]}},
                              hovertemplate="%{text}: %{y:.2f} bits<extra></extra>"))
-    by_position = words.groupby("position", sort=True)["word"].agg(lambda w: " / ".join(dict.fromkeys(w)))
+    by_position = words.groupby("position", sort=True)["word"].agg(lambda w: shown(" / ".join(dict.fromkeys(w))))
     _word_axis(fig, list(by_position.index), list(by_position))
     fig.update_yaxes(title_text="surprisal (bits)")
     fig.update_layout(barmode="group")
@@ -85,7 +87,7 @@ def word_lines_figure(words: pd.DataFrame, connective: str, title: str | None = 
                                  hovertemplate=f"{name}: %{{y:.2f}} bits<extra></extra>"))
     fig.add_trace(go.Bar(x=x, y=words["difference_bits"], name=f"'{connective}' − 'or'", marker_color=GREY,
                          hovertemplate="difference: %{y:+.2f} bits<extra></extra>"))
-    labels = [w if w == o else f"{w} / {o}" for w, o in zip(words["word"], words["word_or"])]
+    labels = [shown(w if w == o else f"{w} / {o}") for w, o in zip(words["word"], words["word_or"])]
     _word_axis(fig, x, labels)
     marked = [p for p, f in zip(x, words["focus2"]) if f]
     if marked:  # both panels: the whole height of the plot

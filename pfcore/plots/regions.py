@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from pfcore.plots.common import require_columns
+from pfcore.plots.common import require_columns, shown
 
 COLUMNS = ("condition_name", "region_number", "region_name", "surprisal_bits", "ci_low", "ci_high")
 
@@ -36,16 +36,17 @@ def region_bars_figure(by_condition: pd.DataFrame, title: str | None = None) -> 
     fig = go.Figure()
     for condition, part in drawn.groupby("condition_name", sort=False):
         fig.add_trace(go.Bar(
-            x=[region_label(number, name) for number, name in zip(part["region_number"], part["region_name"])],
-            y=part["surprisal_bits"], name=str(condition),
+            x=[shown(region_label(number, name)) for number, name in zip(part["region_number"], part["region_name"])],
+            y=part["surprisal_bits"], name=shown(condition),
             error_y={"type": "data", "symmetric": False, "array": part["ci_high"] - part["surprisal_bits"],
                      "arrayminus": part["surprisal_bits"] - part["ci_low"]},
-            hovertemplate="%{x}<br>%{y:.2f} bits<extra>" + str(condition) + "</extra>"))
+            hovertemplate="%{x}<br>%{y:.2f} bits<extra>" + shown(condition) + "</extra>"))
     fig.update_layout(title=title, barmode="group", legend_title_text="Condition",
                       xaxis={"title": {"text": "Region"}},
                       yaxis={"title": {"text": "Surprisal (bits), mean over items, 95% interval"}})
     if left_out:
-        fig.add_annotation(text=f"Not scored (a sentence's first word has no context): {', '.join(sorted(left_out))}",
+        fig.add_annotation(text="Not scored (a sentence's first word has no context): "
+                                + shown(", ".join(sorted(left_out))),
                            xref="paper", yref="paper", x=0, y=-0.22, xanchor="left", showarrow=False)
         fig.update_layout(margin={"b": 110})
     return fig

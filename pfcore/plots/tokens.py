@@ -6,7 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from pfcore.plots.common import set_title
+from pfcore.plots.common import set_title, shown
 
 BAR = "#4c78a8"
 CONTROL = "#9ecae9"
@@ -21,7 +21,7 @@ def token_bars_figure(tokens: pd.DataFrame, series: str, title: str | None = Non
     column `highlight` is true are drawn in red. Unscored tokens have no bar."""
     names = list(dict.fromkeys(tokens[series]))
     columns = list(dict.fromkeys(tokens[facet])) if facet else [None]
-    titles = [f"{n}" + (f" · {c}" if c is not None else "") for n in names for c in columns]
+    titles = [shown(f"{n}" + (f" · {c}" if c is not None else "")) for n in names for c in columns]
     fig = make_subplots(rows=len(names), cols=len(columns), subplot_titles=titles, shared_yaxes="all",
                         vertical_spacing=min(0.3, 0.5 / max(1, len(names))), horizontal_spacing=0.04)
     for row, name in enumerate(names, start=1):
@@ -30,7 +30,7 @@ def token_bars_figure(tokens: pd.DataFrame, series: str, title: str | None = Non
             marked = part[highlight].fillna(False).tolist() if highlight else [False] * len(part)
             fig.add_trace(go.Bar(
                 x=[f"{int(p)}:{t.replace(' ', '␣')}" for p, t in zip(part["position"], part["token"])],
-                y=part["surprisal_bits"], name=str(name), showlegend=False,
+                y=part["surprisal_bits"], name=shown(name), showlegend=False,
                 marker_color=[HIGHLIGHT if m else BAR for m in marked],
                 hovertemplate="%{x}<br>%{y:.2f} bits<extra></extra>"), row=row, col=col)
         fig.update_yaxes(title_text="surprisal (bits)", row=row, col=1)

@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from pfcore.errors import InputError
-from pfcore.files import MIB, FileKind, atomic_path, read_bounded, write_atomic
+from pfcore.files import MIB, FileKind, atomic_path, read_bounded, upload_name, write_atomic
 from pfcore.paths import DATA_DIR
 from pfcore.store.published_tsv import (
     PUBLISHED_COMMIT,
@@ -216,7 +216,7 @@ def uploaded_published(files: list[tuple[str, bytes]], model: str) -> pd.DataFra
     with tempfile.TemporaryDirectory() as folder:
         tables = []
         for upload, data in files:
-            relative = f"{org}/{name}/{Path(upload).name}"
+            relative = f"{org}/{name}/{upload_name(upload)}"
             path = write_atomic(Path(folder) / relative, data, "the uploaded file")
             try:
                 tables.append(read_published_file(path, relative))

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pfcore.errors import InputError, type_name
-from pfcore.files import MIB, FileKind, read_bounded, too_large, write_atomic
+from pfcore.files import MIB, FileKind, read_bounded, too_large, upload_name, write_atomic
 from pfcore.items.constructions import constructions
 from pfcore.items.safe_yaml import compose
 from pfcore.items.yaml_check import Where, YamlChecker
@@ -135,7 +135,7 @@ def load_plan(path: str | Path) -> SweepPlan:
 
 def save_uploaded_plan(file_name: str, data: bytes) -> Path:
     """Keep a plan uploaded in the app under the cache (cache/sweeps/uploads/) and return its path."""
-    safe = "".join(c if c.isalnum() or c in "-._" else "_" for c in Path(file_name).name) or "plan.yaml"
+    safe = "".join(c if c.isalnum() or c in "-._" else "_" for c in upload_name(file_name))
     if len(data) > PLAN_FILE.cap:
         raise too_large(Path(safe), PLAN_FILE)
     return write_atomic(cache_subdir("sweeps") / "uploads" / safe, data, "the uploaded plan")

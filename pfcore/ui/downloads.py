@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING
 
 import plotly.graph_objects as go
@@ -16,9 +17,29 @@ def slug(name: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-." else "_" for ch in name)
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet reads as the start of a formula
+NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+
+
+def safe_cell(value: object) -> object:
+    """A cell that a spreadsheet opens as it is: text beginning like a formula gets a leading single
+    quote (OWASP's rule for CSV injection); numbers, and text that is a plain number such as -1.5, stay."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS) and not NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
 def csv_bytes(df: pd.DataFrame) -> bytes:
-    """A table as UTF-8 CSV without the index."""
-    return df.to_csv(index=False).encode("utf-8")
+    """A table as UTF-8 CSV (RFC 4180 line ends) without the index, every text cell and column name through `safe_cell`
+    (columns of numbers, booleans and times are left alone), so that no cell a visitor or a file gave
+    runs as a formula."""
+    safe = df.copy()
+    safe.columns = [safe_cell(c) for c in df.columns]
+    for index in range(df.shape[1]):
+        column = df.iloc[:, index]
+        if column.dtype.kind not in "biufcmM":
+            safe.isetitem(index, column.map(safe_cell).astype(object))
+    return safe.to_csv(index=False, lineterminator="\r\n").encode("utf-8")  # RFC 4180; a cell with a CR is quoted
 
 
 def figure_html(fig: go.Figure) -> str:

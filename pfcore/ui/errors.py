@@ -9,6 +9,7 @@ from contextlib import contextmanager
 import streamlit as st
 
 from pfcore.errors import PfcoreError, environment_problem
+from pfcore.ui.text import plain
 
 log = logging.getLogger(__name__)
 
@@ -27,10 +28,12 @@ def message_for(exc: Exception) -> str:
 
 @contextmanager
 def shown_errors() -> Iterator[None]:
-    """Run a block of a page; any error ends the block with st.error (the page goes on)."""
+    """Run a block of a page; any error ends the block with st.error, its message shown as text (it
+    may quote a name from a link or an upload) and without server folders in public mode; the page
+    goes on."""
     try:
         yield
     except Exception as exc:  # noqa: BLE001 - the page boundary: no traceback reaches a user
         if not isinstance(exc, PfcoreError) and environment_problem(exc) is None:
             log.exception("unexpected error in the app")
-        st.error(message_for(exc))
+        st.error(plain(message_for(exc)))

@@ -21,6 +21,7 @@ from pfcore.store.cache import ScoreCache
 from pfcore.ui.downloads import chart
 from pfcore.ui.links import Param, Query, apply, choice_of, current
 from pfcore.ui.model import ModelChoice, lazy_scorer
+from pfcore.ui.text import plain
 
 SCREENS = [str(s.number) for s in LESSON] + [GLOSSARY_STEP]
 STEP_KEY, PRESENTER_KEY, TERM_KEY = "lesson_step", "lesson_presenter", "lesson_term"
@@ -174,12 +175,12 @@ def render_step(result: StepResult, *, presenter: bool) -> None:
     """One computed step: its charts, what to notice, the aside, the numbers and the question."""
     step = result.step
     if result.problem:
-        st.error(result.problem)
+        st.error(plain(result.problem))
     for index, fig in enumerate(result.figures, start=1):
         chart(projector(fig) if presenter else fig, f"lesson_step{step.number}_{index}.html",
               key=f"lesson_chart_{step.number}_{index}")
     if result.notice:
-        st.info(f"**What to notice:** {result.notice}", icon=":material/lightbulb:")
+        st.info(f"**What to notice:** {plain(result.notice)}", icon=":material/lightbulb:")
     if result.aside:
         st.warning(result.aside, icon=":material/info:")
     if "reading" in result.numbers:

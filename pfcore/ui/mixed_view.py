@@ -10,6 +10,7 @@ from pfcore.analysis.models import refit_variants
 from pfcore.store.results import load_results
 from pfcore.ui.downloads import download_csv
 from pfcore.ui.errors import shown_errors
+from pfcore.ui.text import plain
 
 EXPLAIN = """Semantic accuracy (percent, one row per model and construction) modelled by the natural
 log of the parameter count, the natural log of the pretraining tokens and the architecture (MLM
@@ -29,13 +30,13 @@ def render_mixed_effects() -> None:
         st.markdown(EXPLAIN)
         tables = mixed_tables(load_results())
         if tables.own_models:
-            st.caption("With your runs: " + ", ".join(tables.own_models) + " (final-model semantic accuracy "
+            st.caption("With your runs: " + plain(", ".join(tables.own_models)) + " (final-model semantic accuracy "
                        "on the plausible items, from the results table: `pfcore run ...`).")
         else:
             st.info("Fitted on the paper's 36 models only: run the semantic suite on a model (the **Run** "
                     "page) to fit it again with your runs added.")
         if tables.left_out:
-            st.warning("Left out for lack of a parameter and token count: " + ", ".join(tables.left_out)
+            st.warning("Left out for lack of a parameter and token count: " + plain(", ".join(tables.left_out))
                        + ". Give their sizes on the Models page.")
         st.dataframe(tables.table, hide_index=True, column_config={
             "coef": st.column_config.NumberColumn(format="%.3f"),

@@ -53,6 +53,7 @@ from pfcore.store.results import load_results
 from pfcore.ui.downloads import chart, download_csv, download_json
 from pfcore.ui.errors import message_for
 from pfcore.ui.model import Models
+from pfcore.ui.text import plain
 
 BANNER = {CONSISTENT: st.success, AGAINST: st.warning, MIXED: st.info}  # one decision: a neutral box
 BOW_HELP = ("On: a word's surprisal is that of the whole word: its tokens' surprisal, plus the surprisal of a "
@@ -161,11 +162,12 @@ def pair_inputs(sentence: str, probe: Probe,
     elif proposal.pair is not None:
         with st.container(border=True):
             st.markdown(f"**Proposed follow-ups** (a proposal from {proposal.source}; not scored until you put "
-                        f"it in a row):  \nentailed: *{proposal.entailed}*  \ncontradicted: *{proposal.contradicted}*")
+                        f"it in a row):  \nentailed: *{plain(proposal.entailed)}*  \n"
+                        f"contradicted: *{plain(proposal.contradicted)}*")
             st.button("Use the proposed pair", key=pair_key(sentence, "use"), on_click=_use_proposal,
                       args=(sentence, proposal), help="puts it into a row below, where you can edit it")
     else:
-        st.info(f"No follow-ups are proposed for this sentence: {proposal.reason}.")
+        st.info(f"No follow-ups are proposed for this sentence: {plain(proposal.reason)}.")
     st.session_state.setdefault(pair_key(sentence, "npairs"), 1)
     rows = st.number_input("Pairs", min_value=1, max_value=MAX_PAIRS, key=pair_key(sentence, "npairs"),
                            persist_state="session")
@@ -183,7 +185,8 @@ def pair_inputs(sentence: str, probe: Probe,
 
 def no_pair_hint(proposal: Proposal | None) -> str:
     """What to do when a sentence outside the frame has no pair yet, with an example that follows it."""
-    example = (f"Use the proposed pair, or type one such as *{proposal.entailed}* / *{proposal.contradicted}*"
+    example = (f"Use the proposed pair, or type one such as *{plain(proposal.entailed)}* / "
+               f"*{plain(proposal.contradicted)}*"
                if proposal is not None and proposal.scorable else "No pair could be proposed, so type one")
     return (f"Type a follow-up pair above for the verdict. {example}. Sentences in the paper's frame, such as "
             f"*{FRAME_EXAMPLE}*, get the suite's four decisions without typing.")
@@ -209,7 +212,7 @@ def checkpoints_section(request: ProbeRequest, spec: ModelSpec) -> Checkpoint | 
             points = checkpoints(spec, revisions.strip() or None, folder.strip() or None) \
                 if folder.strip() or revisions.strip() else []
         except PfcoreError as exc:  # revisions of a model that has none, a folder without checkpoints...
-            st.error(message_for(exc))
+            st.error(plain(message_for(exc)))
             return None
         if not points:
             st.caption("Give a folder or revisions to score this sentence at each checkpoint.")
@@ -356,10 +359,10 @@ def verdicts_section(request: ProbeRequest, models: Models, shown: Mapping[str, 
     if first is None:
         return
     if first.swapped:
-        st.markdown(f"**As typed**: {probe.text}  \n**Swapped** (foci exchanged): {first.swapped}")
+        st.markdown(f"**As typed**: {plain(probe.text)}  \n**Swapped** (foci exchanged): {plain(first.swapped)}")
     elif first.swap_note:
-        st.info(first.swap_note[:1].upper() + first.swap_note[1:] + ": only the sentence as typed is read.")
-    st.caption(anecdote_note(first) if first.anecdote else CAVEAT)
+        st.info(plain(first.swap_note[:1].upper() + first.swap_note[1:] + ": only the sentence as typed is read."))
+    st.caption(plain(anecdote_note(first)) if first.anecdote else CAVEAT)
     decisions = without_signed_zeros(stacked(tables))
     effect = unit_key("effect", first.unit)
     st.dataframe(key_decisions(decisions, effect), hide_index=True, placeholder=MISSING, column_config={

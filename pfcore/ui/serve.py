@@ -33,6 +33,12 @@ WARM_UP_TEXT = "The explorer is getting ready."  # scored once, outside the scor
 WARM_UP_AFTER_S = 5.0  # the longest the warm-up waits for a first page
 PAGE_SETTLE_S = 0.5  # after a first page's script, the browser fetches its widgets' code from this server
 POLL_S = 0.05
+# Set by the server itself, whatever the working directory, the config files or STREAMLIT_* variables say
+# (an option given on the command line still wins): no error text or traceback in the browser (the page
+# boundary shows one line, the server's log the rest) and, in public mode, no table download of streamlit's
+# own, whose CSV leaves formula cells as they are (every table's Download CSV button neutralises them).
+SETTINGS = {"client.showErrorDetails": "none"}
+PUBLIC_SETTINGS = {"client.disableDataExport": "true"}
 
 
 def warm_up(spec: ModelSpec | None = None, *, after: Callable[[], bool] | None = None,
@@ -68,7 +74,8 @@ def use_app_navigation() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Check the deployment settings (exit 2 with the reason when one is bad; `--public` turns
-    public mode on), start the warm-up, then streamlit on app.py with the other options."""
+    public mode on), start the warm-up, then streamlit on app.py with SETTINGS (and PUBLIC_SETTINGS)
+    before the other options, which win where they set the same."""
     options = list(sys.argv[1:] if argv is None else argv)
     if "--public" in options:
         options = [o for o in options if o != "--public"]
@@ -80,13 +87,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if policy.public and not any(o.startswith("--server.maxUploadSize") for o in options):
         options.append(f"--server.maxUploadSize={max(1, policy.upload_cap // MIB)}")  # streamlit refuses more
+    settings = SETTINGS | (PUBLIC_SETTINGS if policy.public else {})
     first = ModelSpec().with_label(policy.first_label())
     threading.Thread(target=warm_up, args=(first,), name="pfcore-warm-up", daemon=True,
                      kwargs={"after": FIRST_PAGE.is_set, "settle_s": PAGE_SETTLE_S}).start()
     use_app_navigation()
     from streamlit.web import cli as streamlit_cli
 
-    sys.argv = ["streamlit", "run", str(Path(APP)), *options]
+    sys.argv = ["streamlit", "run", str(Path(APP)), *(f"--{k}={v}" for k, v in settings.items()), *options]
     return int(streamlit_cli.main() or 0)
 
 

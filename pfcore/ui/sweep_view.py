@@ -14,6 +14,7 @@ from pfcore.sweep.plan import load_plan, save_uploaded_plan
 from pfcore.sweep.progress import SweepProgress, SweepSummary, jobs_table, plan_caption
 from pfcore.ui.downloads import download_json
 from pfcore.ui.errors import shown_errors
+from pfcore.ui.text import plain
 
 EXPLAIN = """Run a **sweep plan** (models x checkpoints x suites, see `docs/sweeps.md`) on a local
 Ray instance: one job per model and revision, several at once, each merged into the score cache and
@@ -58,12 +59,12 @@ def _status(stop: bool, start: bool) -> None:
     if stop:
         st.session_state.sweep_running = None
         if running:
-            st.warning(f"Stopped {running}: finished jobs are merged; unfinished ones keep what they scored "
+            st.warning(f"Stopped {plain(running)}: finished jobs are merged; unfinished ones keep what they scored "
                        "in their shards. Press **Start** to resume.")
         else:
             st.info("Nothing is running.")
     elif running and not start:
-        st.info(f"The sweep {running} was interrupted: press **Start** to resume it.")
+        st.info(f"The sweep {plain(running)} was interrupted: press **Start** to resume it.")
 
 
 def _drawer() -> Callable[[SweepProgress], None]:

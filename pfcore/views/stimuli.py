@@ -16,7 +16,7 @@ import pandas as pd
 
 from pfcore.deployment import deployment
 from pfcore.errors import InputError
-from pfcore.files import too_large, write_atomic
+from pfcore.files import too_large, upload_name, write_atomic
 from pfcore.intervals import mean_interval
 from pfcore.items.syntaxgym import GymSuite, read_stimuli, stimuli_kind
 from pfcore.models.spec import ModelSpec
@@ -99,6 +99,7 @@ def stimuli_from_upload(name: str, data: bytes) -> Stimuli:
     """Stimuli from an uploaded file's name and bytes (read as a file of that name would be, and
     refused unwritten when larger than that kind of file, or in public mode an upload, may be)."""
     deployment().check_upload(len(data))
+    name = upload_name(name)
     kind = stimuli_kind(name)
     if len(data) > kind.cap:
         raise too_large(Path(Path(name).name), kind)
@@ -120,7 +121,7 @@ def analyse_surprisal_upload(stimuli: Stimuli, name: str, data: bytes) -> Stimul
         raise InputError(f"{stimuli.label} is a plain stimuli CSV; a surprisal file goes with a SyntaxGym suite "
                          "(a suite JSON or SyntaxGym's long CSV)")
     deployment().check_upload(len(data))
-    shown = Path(name).name
+    shown = upload_name(name)
     if len(data) > SURPRISAL_FILE.cap:
         raise too_large(Path(shown), SURPRISAL_FILE)
     with tempfile.TemporaryDirectory() as folder:
