@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -26,6 +27,7 @@ from pfcore.items.lexicon import load_lexicon
 from pfcore.items.schema import PF_CONSTRUCTIONS
 from pfcore.names import SuiteName, published_name
 from pfcore.scoring.kinds import method_named
+from pfcore.store.manifest import ModelRecord
 from pfcore.store.model_sizes import extra_models_path, read_extra_models
 from pfcore.store.runs import RunRecord
 from pfcore.suites.registry import get_suite
@@ -62,11 +64,17 @@ def _own_rows(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
                   else _headline(record, suite.paper_filter))
         digits = 1 if scale > 1 else 3
         for construction, (value, low, high, n) in values.items():
-            rows.append({"model": m.model.label, "construction": marked(published_name(construction)),
+            rows.append({"model": run_model(m.model), "construction": marked(published_name(construction)),
                          "value": round(scale * value, digits), "ci_low": round(scale * low, digits),
                          "ci_high": round(scale * high, digits), "n": n,
                          "source": f"{RUN_SOURCE_PREFIX}{m.run_id}"})
     return pd.DataFrame(rows, columns=list(OWN_COLUMNS))
+
+
+def run_model(model: ModelRecord) -> str:
+    """A run's model as the tables name it: its label, or, for scores read from a file (a model run
+    elsewhere), its name and the file ("gpt2-xl (scores from scores.tsv)")."""
+    return f"{model.name} (scores from {Path(model.source).name})" if model.kind == "scores" else model.label
 
 
 def marked(construction: str) -> str:

@@ -18,7 +18,7 @@ from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
 from pfcore.names import ModelKind
 from pfcore.output import envelope
 from pfcore.progress import Progress, ProgressMeter, ProgressView, text_bar, throttled
-from pfcore.scoring.kinds import KINDS
+from pfcore.scoring.kinds import named_kinds
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -41,8 +41,8 @@ def add_model_args(parser: argparse.ArgumentParser, *, with_kind: bool = True, s
     parser.add_argument("--dtype", default="float32", choices=DTYPES)
     parser.add_argument("--device", default="cpu")
     if with_kind:
-        parser.add_argument("--kind", default=ModelKind.CAUSAL.value, choices=tuple(KINDS),
-                            help="; ".join(f"{name}: {kind.help}" for name, kind in KINDS.items()))
+        parser.add_argument("--kind", default=ModelKind.CAUSAL.value, choices=tuple(named_kinds()),
+                            help="; ".join(f"{name}: {kind.help}" for name, kind in named_kinds().items()))
     parser.add_argument("--trust-remote-code", action="store_true",
                         help="allow a hub model to run its own code (off by default)")
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pfcore import __version__
 from pfcore.cli.common import add_constructions_arg
@@ -14,7 +16,13 @@ from pfcore.items.check import check_items
 from pfcore.items.formats import FORMATS, format_for, render_items
 from pfcore.items.generate import GENERATORS, resolve_constructions
 from pfcore.items.lexicon import load_lexicon
+from pfcore.items.schema import Item, SemanticItem, SyntaxItem
 from pfcore.names import SuiteName
+from pfcore.scoring.kinds.scores import text_id
+from pfcore.suites import semantic, syntax
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 HELP = {SuiteName.SEMANTIC: "the semantic suite: blocks of 8 (construction/or x context x follow-up order)",
         SuiteName.SYNTAX: "the syntactic suite: base sentences and five manipulations, with 'and'",
@@ -41,6 +49,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                             help="folder of the published data (meaning_alone/data) to check "
                                  "against in the card")
         parser.add_argument("--out", type=Path, required=True, help="file to write (.gz compresses)")
+        if suite != SuiteName.AFFINITY:  # Global Affinity reads a masked model itself: no texts to score elsewhere
+            parser.add_argument("--sentences", action="store_true",
+                                help="write, in place of the items, every distinct text a decision needs (id, "
+                                     "prefix, text: score each as log P(text | prefix) for run --scores)")
         parser.set_defaults(func=generate_command, suite=suite)
     check = sub.add_parser("check", help="validate an item file and list its problems")
     check.add_argument("path", type=Path, help="item file: paper TSV, CSV or JSONL (.gz too)")
@@ -68,6 +80,12 @@ def generate_command(args: argparse.Namespace) -> int:
                                         folder=args.constructions)
     names = [d.name for d in definitions]
     items = GENERATORS[args.suite](lexicon, names, paper_compatible=args.paper_compatible, folder=args.constructions)
+    if getattr(args, "sentences", False):
+        table = sentences_table(args.suite, items)
+        write_output(args.out, table.to_csv(sep="," if ".csv" in args.out.suffixes else "\t", index=False),
+                     "the sentences")
+        print(f"wrote the {len(table):,} texts the {args.suite} decisions of {len(items):,} items need to {args.out}")
+        return 0
     fmt = format_for(args.out, args.format)
     meta = {"lexicon_version": lexicon.version, "lexicon_sha256": lexicon.sha256,
             "paper_compatible": args.paper_compatible, "constructions": names,
@@ -83,6 +101,18 @@ def generate_command(args: argparse.Namespace) -> int:
         md_path, json_path = write_card(args.out, *card)
         print(f"dataset card: {md_path} and {json_path}")
     return 0
+
+
+def sentences_table(suite: SuiteName, items: Sequence[Item]) -> pd.DataFrame:
+    """Every distinct text a suite's decisions need, in the order they are scored, with its id
+    (`scoring.kinds.scores.text_id`): what a model run elsewhere scores for `run --scores`."""
+    import pandas as pd  # only where a table is made
+
+    requests = (semantic.requests([i for i in items if isinstance(i, SemanticItem)]) if suite == SuiteName.SEMANTIC
+                else syntax.requests([i for i in items if isinstance(i, SyntaxItem)]))
+    unique = list(dict.fromkeys(requests))
+    return pd.DataFrame({"id": [text_id(r.prefix, r.text) for r in unique], "prefix": [r.prefix for r in unique],
+                         "text": [r.text for r in unique]})
 
 
 def check_command(args: argparse.Namespace) -> int:

@@ -18,12 +18,13 @@ from pfcore.cli.common import (
 )
 from pfcore.errors import InputError
 from pfcore.items.schema import CONSTRUCTIONS
+from pfcore.models.spec import DEFAULT_MODEL, ModelSpec
 from pfcore.names import Reduction, SuiteName
 from pfcore.runs.checkpoints import checkpoints, duplicate_checkpoints, series_name
 from pfcore.runs.report import main_table, summary_json
 from pfcore.runs.runner import RunConfig, run_suite
 from pfcore.runs.trajectory import run_trajectory
-from pfcore.scoring.kinds import all_methods
+from pfcore.scoring.kinds import all_methods, scores
 from pfcore.store.results import load_results
 from pfcore.suites.registry import SUITES
 
@@ -40,6 +41,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="Paired-Focus suites (semantic, syntax, affinity) or a comparison benchmark")
     add_run_args(p)
     p.add_argument("--out", help="folder for the run record (default: cache/runs/<run id>)")
+    p.add_argument("--scores", help="a scores file of a model run elsewhere, in place of loading one: its id, "
+                   "logprob and n_tokens of every text `pfcore items SUITE --sentences` lists; --model names "
+                   "the model that made them (docs/words-and-regions.md)")
     p.add_argument("--json", action="store_true", help="print one JSON summary object")
     add_model_args(p)
     p.set_defaults(func=run)
@@ -98,11 +102,22 @@ def config_from_args(args: argparse.Namespace, suite: SuiteName) -> RunConfig:
                      password=args.password or os.environ.get("PFCORE_EWOK_PASSWORD"))
 
 
+def run_spec(args: argparse.Namespace) -> ModelSpec:
+    """The model of a run: the one --model loads, or, with --scores FILE, the model --model names,
+    whose scores the file holds."""
+    if not args.scores:
+        return spec_from_args(args)
+    if args.model == DEFAULT_MODEL:
+        raise InputError("with --scores FILE, name the model the scores come from with --model NAME "
+                         "(it is what the results table and the pages show)")
+    return scores.KIND.attach(args.model, args.scores)
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the suite and print its results."""
     config = config_from_args(args, args.suite)
     bar = progress_view(f"{config.suite}", enabled=sys.stderr.isatty() or not args.json)
-    record = run_suite(spec_from_args(args), config, bar)
+    record = run_suite(run_spec(args), config, bar)
     if args.json:
         print(json.dumps(summary_json(record)))
         return 0

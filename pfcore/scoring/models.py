@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pfcore.models.identity import weights_identity
 from pfcore.models.loading import LoadedModel
 from pfcore.models.spec import ModelSpec
 from pfcore.scoring.kinds import kind_of
@@ -100,7 +99,7 @@ class ModelCache:
         """The content hash of the model's weights (`identity.weights_identity`; a hub id's once its
         snapshot is on this machine, so it is asked each time)."""
         entry = self._entry(spec)
-        return weights_identity(spec, entry.source, entry.local)
+        return entry.kind.weights(spec, entry.source, entry.local)
 
     def loaded(self, spec: ModelSpec) -> LoadedModel:
         """The model with its weights, loading it now the first time."""

@@ -20,7 +20,7 @@ from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
 from pfcore.names import ModelKind, SuiteName
 from pfcore.paths import cache_subdir
 from pfcore.runs.checkpoints import Checkpoint, checkpoints
-from pfcore.scoring.kinds import KINDS, all_methods
+from pfcore.scoring.kinds import all_methods, named_kinds
 from pfcore.scoring.requests import Reduction
 from pfcore.store.cache import CHUNK
 from pfcore.suites.base import RunConfig
@@ -279,7 +279,7 @@ def _spec(checker: _PlanChecker, entry: dict[str, Any], where: Where, name: str,
     """The model to load (for a checkpoint folder: the settings its checkpoints share)."""
     return ModelSpec(name=name, dtype=checker.choice(entry.get("dtype"), where + ("dtype",), DTYPES, "float32"),
                      device="cuda" if resources.gpus else "cpu",
-                     kind=checker.choice(entry.get("kind"), where + ("kind",), tuple(KINDS), ModelKind.CAUSAL),
+                     kind=checker.choice(entry.get("kind"), where + ("kind",), tuple(named_kinds()), ModelKind.CAUSAL),
                      trust_remote_code=checker.flag(entry.get("trust-remote-code"), where + ("trust-remote-code",)))
 
 

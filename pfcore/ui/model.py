@@ -17,7 +17,7 @@ from pfcore.models.spec import DEFAULT_MODEL_TITLE, DTYPES, available_devices, s
 from pfcore.names import ModelKind
 from pfcore.scoring.factory import LazyScorer, scorer_for
 from pfcore.scoring.fake import FAKE_MODEL, FakeScorer, fake_enabled
-from pfcore.scoring.kinds import KINDS, kind_of
+from pfcore.scoring.kinds import kind_of, named_kinds
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.models import MODELS
 from pfcore.scoring.requests import RequestScorer
@@ -120,8 +120,9 @@ def _allowed_picker() -> ModelSpec:
 
 def _kind_picker() -> str:
     """The sidebar's model kind (kept across pages), one of the table of kinds."""
-    kind = st.sidebar.radio("Kind", tuple(KINDS), horizontal=True, key="model_kind", persist_state="session",
-                            help=" ".join(f"{name}: {kind.help}." for name, kind in KINDS.items()))
+    kinds = named_kinds()
+    kind = st.sidebar.radio("Kind", tuple(kinds), horizontal=True, key="model_kind", persist_state="session",
+                            help=" ".join(f"{name}: {kind.help}." for name, kind in kinds.items()))
     return str(kind or ModelKind.CAUSAL)
 
 

@@ -148,15 +148,15 @@ def test_a_suite_that_reads_the_model_itself_refuses_the_third_kind(unigram: Mod
 
 
 def test_the_built_in_kinds_keep_their_methods_and_defaults() -> None:
-    assert list(KINDS) == ["causal", "masked"]
+    assert list(KINDS) == ["causal", "masked", "scores"]
     assert kind_of(ModelKind.MASKED).text_method is ScoringMethod.PLL_ORIGINAL
     assert kind_of(ModelKind.CAUSAL).text_method is ScoringMethod.CAUSAL
     semantic, syntax = get_suite(SuiteName.SEMANTIC), get_suite(SuiteName.SYNTAX)
     assert semantic.default_method(kind_of("masked")) is ScoringMethod.MASKED_TOKEN  # the blank's readout
     assert syntax.default_method(kind_of("masked")) is ScoringMethod.PLL_ORIGINAL
-    assert [m.value for m in semantic.methods] == ["causal", "masked-token", "pll-original", "pll-l2r"]
+    assert [m.value for m in semantic.methods] == ["causal", "masked-token", "pll-original", "pll-l2r", "scores-file"]
     assert method_named("pll-l2r") is ScoringMethod.PLL_L2R
-    with pytest.raises(InputError, match="unknown model kind 'seq2seq'; choose one of causal, masked"):
+    with pytest.raises(InputError, match="unknown model kind 'seq2seq'; choose one of causal, masked, scores"):
         kind_of("seq2seq")
 
 

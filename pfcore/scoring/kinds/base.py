@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pfcore.models.identity import model_identity
+from pfcore.models.identity import model_identity, weights_identity
 from pfcore.models.loading import Architecture, LoadedModel, load_weights, read_tokenizer, resolve_source
 from pfcore.models.spec import ModelSpec
 from pfcore.scoring.methods import TEXTS, ScoringMethod
@@ -25,6 +25,7 @@ class Kind(ABC):
     name: str
     help: str
     methods: tuple[ScoringMethod, ...]
+    by_name: bool = True  # a model of it loads from its name (a hub id, a folder); False: it comes another way
 
     @property
     def text_method(self) -> ScoringMethod:
@@ -38,6 +39,10 @@ class Kind(ABC):
     def identity(self, spec: ModelSpec, source: str) -> dict[str, object]:
         """What identifies the model's numbers (the score cache's namespace, with a method's settings)."""
         return model_identity(spec, source)
+
+    def weights(self, spec: ModelSpec, source: str, local: bool) -> str:
+        """The content hash of what the model's numbers come from (its weight files), for run records."""
+        return weights_identity(spec, source, local)
 
     @abstractmethod
     def load(self, spec: ModelSpec, source: str, local: bool, identity: dict[str, object]) -> LoadedModel:
