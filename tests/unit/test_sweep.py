@@ -18,9 +18,9 @@ import pytest
 from pfcore.cli import main
 from pfcore.errors import InputError
 from pfcore.models import ModelSpec
-from pfcore.models.identity import weights_identity
 from pfcore.runs.checkpoints import checkpoints
 from pfcore.runs.trajectory import run_trajectory
+from pfcore.scoring.models import MODELS
 from pfcore.store.cache import TABLE
 from pfcore.store.result_rows import RESULT_COLUMNS
 from pfcore.store.results import load_results
@@ -313,6 +313,6 @@ def test_a_sweep_over_hub_revisions_loads_them_offline_in_the_workers(
     assert [r.status for r in summary.reports] == [DONE] * 2, summary.reports
     table = load_results()
     hashes = table[table["model"] == hub_series.repo_id].groupby("step")["weights_sha256"].first().to_dict()
-    assert hashes == {step: weights_identity(ModelSpec(hub_series.repo_id, revision=f"step{step}"))
+    assert hashes == {step: MODELS.weights(ModelSpec(hub_series.repo_id, revision=f"step{step}"))
                       for step in (0, 8)}
     assert hashes[0] != hashes[8] and all(len(h) == 64 for h in hashes.values())
