@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from pfcore.analysis.bands import ITEM_COUNTS_PATH, write_item_counts
-from pfcore.analysis.fdcorr import fd_correlation, paper_comparison
+from pfcore.analysis.fdcorr import PAPER_VALUES, fd_correlation, paper_comparison
 from pfcore.analysis.models import (
     PAPER_P,
     PREDICTORS,
@@ -217,9 +217,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     asub = analyze.add_subparsers(dest="analyze_command", required=True)
     p = asub.add_parser("fdcorr", help="first-difference correlation of two series over "
                                        "checkpoints")
-    p.add_argument("--model", required=True, help="e.g. EleutherAI/pythia-12b")
-    p.add_argument("--x", required=True, help=SERIES_HELP)
-    p.add_argument("--y", required=True, help=SERIES_HELP)
+    paper = PAPER_VALUES[0]
+    p.add_argument("--model", default=paper.model, help=f"default {paper.model}, as the paper ({paper.where})")
+    p.add_argument("--x", default=paper.x, help=f"{SERIES_HELP}; default {paper.x}")
+    p.add_argument("--y", default=paper.y, help=f"{SERIES_HELP}; default {paper.y}")
     p.add_argument("--zscale", action="store_true",
                    help="the authors' procedure: changes z-scored over the whole source file, "
                         "first checkpoint kept as 0")

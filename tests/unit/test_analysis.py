@@ -282,3 +282,13 @@ def test_wilson_interval_equals_statsmodels() -> None:
     acc = accuracy([True, True, False])
     assert (acc.value, acc.n) == (2 / 3, 3) and acc.low < 2 / 3 < acc.high
     assert np.isnan(accuracy([]).value) and accuracy([]).n == 0
+
+
+def test_bare_fdcorr_is_the_papers_comparison(pythia: pd.DataFrame, cache_dir: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """`pfcore analyze fdcorr` with no series computes the one correlation the paper prints, beside .48."""
+    append_results(pythia)
+    assert main(["analyze", "fdcorr"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"{PYTHIA}: pf_avg:aligned vs ewok:domain_physical-relations (changes, n=18")
+    assert "Spearman rho = 0.455" in out and "the paper: .48" in out and "gives ρ = 0.472 (n = 19)" in out
