@@ -71,11 +71,8 @@ def check_gguf(path: Path) -> None:
 def is_complete(folder: Path, source: Path) -> bool:
     """True when `folder` holds a finished, intact conversion of exactly this source file: its
     marker, every file at its recorded size, readable safetensors headers and config."""
-    marker = folder / MARKER
-    if not marker.is_file():
-        return False
     try:
-        info = json.loads(marker.read_text())
+        info = json.loads((folder / MARKER).read_text())
     except (OSError, json.JSONDecodeError):
         return False
     if not isinstance(info, dict) or info.get("fingerprint") != fingerprint(source):

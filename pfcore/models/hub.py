@@ -44,7 +44,6 @@ def cached_revisions(repo_id: str) -> dict[str, str]:
     tags) and the commits of its snapshots (a commit names itself); empty when none is cached."""
     from huggingface_hub import CacheNotFound, scan_cache_dir
 
-
     try:
         repos = scan_cache_dir().repos
     except (CacheNotFound, OSError, ValueError):

@@ -15,7 +15,6 @@ from pfcore.models.spec import ModelSpec
 from pfcore.paths import JsonMemo
 
 MEMO_FILE = "weight-hashes.json"
-BLOCK = 1 << 22  # bytes read at a time while hashing
 K = TypeVar("K")
 
 
@@ -26,11 +25,8 @@ def file_sha256(path: Path) -> str:
     memo = JsonMemo(MEMO_FILE)
     known = memo.read()
     if key not in known:
-        digest = hashlib.sha256()
         with path.open("rb") as handle:
-            while block := handle.read(BLOCK):
-                digest.update(block)
-        known[key] = digest.hexdigest()
+            known[key] = hashlib.file_digest(handle, "sha256").hexdigest()
         memo.write(known)
     return str(known[key])
 

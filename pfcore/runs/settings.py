@@ -29,8 +29,7 @@ def run_settings(spec: ModelSpec, config: RunConfig) -> dict[str, Any]:
             "reduction": str(suite.reduction(config, method))}
     model = {"model": None if _is_path(spec.name) else spec.name, "revision": spec.revision, "dtype": spec.dtype,
              "kind": spec.kind, "trust_remote_code": spec.trust_remote_code}
-    plain: dict[str, Any] = json.loads(json.dumps({**run, **model}))  # as a stored entry reads back
-    return plain
+    return json.loads(json.dumps({**run, **model}))  # as a stored entry reads back
 
 
 def manifest_settings(manifest: Manifest) -> dict[str, Any]:

@@ -64,10 +64,7 @@ def model_lock(model: object) -> FairLock:
     """The lock of one loaded model (made on first use, let go with the model): every scorer of
     that model holds it for each forward pass."""
     with _LOCKS_LOCK:
-        lock = _LOCKS.get(model)
-        if lock is None:
-            lock = _LOCKS[model] = FairLock()
-        return lock
+        return _LOCKS.setdefault(model, FairLock())
 
 
 @dataclass(eq=False)

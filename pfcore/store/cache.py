@@ -160,17 +160,12 @@ class ScoreCache:
         checksum fails is reported once and left out, so it is scored again."""
         found: dict[str, tuple[tuple[int, ...], np.ndarray]] = {}
         damaged = 0
-        for start in range(0, len(keys), 900):
-            chunk = keys[start:start + 900]
-            marks = ",".join("?" * len(chunk))
-            rows = self.conn.execute(
-                f"SELECT key, token_ids, logprobs, checksum FROM {TABLE} WHERE key IN ({marks})", chunk)
-            for key, ids, lps, digest in rows:
-                if checksum(key, ids, lps) != digest or len(ids) % 8 or len(lps) != len(ids):
-                    damaged += 1
-                    continue
-                found[key] = (tuple(np.frombuffer(ids, dtype=np.int64).tolist()),
-                              np.frombuffer(lps, dtype=np.float64).copy())
+        for key, ids, lps, digest in self._rows_of(keys, "key, token_ids, logprobs, checksum"):
+            if checksum(key, ids, lps) != digest or len(ids) % 8 or len(lps) != len(ids):
+                damaged += 1
+                continue
+            found[key] = (tuple(np.frombuffer(ids, dtype=np.int64).tolist()),
+                          np.frombuffer(lps, dtype=np.float64).copy())
         if damaged:
             warnings.warn(f"score cache {self.path}: {damaged} stored scores fail their checksum "
                           "(damaged on disk); they are scored again", stacklevel=2)
@@ -202,12 +197,15 @@ class ScoreCache:
 
     def present(self, keys: Sequence[str]) -> set[str]:
         """Which of the keys have a stored row (for estimates; values are not read or checked)."""
-        found: set[str] = set()
+        return {k for (k,) in self._rows_of(keys, "key")}
+
+    def _rows_of(self, keys: Sequence[str], columns: str) -> Iterator[tuple]:
+        """The columns of the stored rows of these keys, asked for 900 keys at a time (under SQLite's
+        limit on a statement's parameters)."""
         for start in range(0, len(keys), 900):
             chunk = keys[start:start + 900]
-            marks = ",".join("?" * len(chunk))
-            found.update(k for (k,) in self.conn.execute(f"SELECT key FROM {TABLE} WHERE key IN ({marks})", chunk))
-        return found
+            yield from self.conn.execute(f"SELECT {columns} FROM {TABLE} WHERE key IN ({','.join('?' * len(chunk))})",
+                                         chunk)
 
     def earlier_parts(self, run: str) -> Timings:
         """The summed timings of the earlier, interrupted parts of an unfinished run (NO_PARTS when it

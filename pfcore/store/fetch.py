@@ -31,9 +31,7 @@ def _get(url: str, timeout: float = 60.0) -> bytes:
 
 def published_files() -> list[str]:
     """Paths of the summary TSVs in the paper's repository at the pinned commit."""
-    url = (f"https://api.github.com/repos/{PUBLISHED_REPO}/git/trees/{PUBLISHED_COMMIT}"
-           "?recursive=1")
-    tree = json.loads(_get(url))
+    tree = json.loads(_get(f"https://api.github.com/repos/{PUBLISHED_REPO}/git/trees/{PUBLISHED_COMMIT}?recursive=1"))
     return sorted(item["path"] for item in tree.get("tree", [])
                   if item.get("type") == "blob" and item["path"].endswith(".tsv")
                   and item["path"].startswith(f"{PUBLISHED_FOLDER}/"))
@@ -47,8 +45,7 @@ def fetch_published(dest: Path) -> list[Path]:
     dest = Path(dest)
     written = []
     for remote in published_files():
-        body = _get(f"https://raw.githubusercontent.com/{PUBLISHED_REPO}/{PUBLISHED_COMMIT}/"
-                    f"{remote}")
+        body = _get(f"https://raw.githubusercontent.com/{PUBLISHED_REPO}/{PUBLISHED_COMMIT}/{remote}")
         target = dest / Path(remote).relative_to(PUBLISHED_FOLDER)
         written.append(write_atomic(target, body, "the published summary"))
     if not written:

@@ -44,8 +44,7 @@ class ModelRecord(ModelSpec):
         model would stand in for a missing one)."""
         if isinstance(data, Mapping) and "name" not in data:
             raise KeyError("model name")
-        record: ModelRecord = _record(cls, data)
-        return record
+        return _record(cls, data)
 
 
 @dataclass(frozen=True)
@@ -73,8 +72,7 @@ class Timings:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Timings:
         """Timings from their JSON object (keys it does not know are left out)."""
-        timings: Timings = _record(cls, data)
-        return timings
+        return _record(cls, data)
 
     def plus(self, later: Timings) -> Timings:
         """These timings and a later part's, summed: the whole run's so far."""

@@ -74,16 +74,9 @@ def read_published_file(path: Path, source: str) -> pd.DataFrame:
     construction = long["construction"].astype(str).str.replace(" ", "", regex=False)
     revision = long["revision"].astype(str)
     steps = {rev: step_from_revision(rev) for rev in revision.unique()}
-    long = long.assign(
-        model=model_from_path(path),
-        revision=revision,
-        step=revision.map(steps),
-        suite=_suites(construction, filter_col),
-        construction=construction,
-        filter=long[filter_col].astype(str),
-        value=values,
-        source=source,
-    )
+    long = long.assign(model=model_from_path(path), revision=revision, step=revision.map(steps),
+                       suite=_suites(construction, filter_col), construction=construction,
+                       filter=long[filter_col].astype(str), value=values, source=source)
     return typed_rows(long)[list(RESULT_COLUMNS)]  # published rows carry no checkpoint hash
 
 

@@ -42,6 +42,7 @@ from pfcore.store.runs import MANIFEST, RUN_ROWS
 
 WITHDRAWN = "results.withdrawn.csv"  # a superseded run's rows: kept in its record, out of the table
 IMPORTS = "imports.json"  # the folders imported, and run records kept outside the cache: to rebuild from
+KEYS = ["source", "model", "revision", "suite", "construction", "filter", "metric"]  # one value each
 
 
 def results_path() -> Path:
@@ -99,8 +100,7 @@ def _rebuild(path: Path, exc: Exception) -> pd.DataFrame:
     parts = [rows for _, rows in found if isinstance(rows, pd.DataFrame)]
     parts += remembered_sources()
     table = typed_rows(pd.concat([empty_results(), *parts], ignore_index=True))
-    table = table.drop_duplicates(subset=["source", "model", "revision", "suite", "construction",
-                                          "filter", "metric"], keep="last")
+    table = table.drop_duplicates(subset=KEYS, keep="last")
     _save(table)
     warnings.warn(f"the results table {path} was unreadable ({first_line(exc)}); moved it to "
                   f"{aside.name} and rebuilt it ({len(table):,} rows) from the run records and the "
@@ -169,7 +169,6 @@ def _save(table: pd.DataFrame) -> None:
         table.to_parquet(tmp, index=False)
 
 
-KEYS = ["source", "model", "revision", "suite", "construction", "filter", "metric"]  # one value each
 SAME = 1e-12  # values closer than this are the same number (a CSV round trip keeps them exact)
 
 
