@@ -112,11 +112,9 @@ def why_again(entry: Entry, settings: Mapping[str, Any], weights: Callable[[], s
               items: Callable[[], str]) -> str:
     """Why a done entry no longer stands for this run ('' when it does): other settings, other
     weights ('' on either side: cannot tell, so it stands), or another item set."""
-    differ = changes(entry["settings"], settings)
-    if differ:
+    if differ := changes(entry["settings"], settings):
         return "; ".join(differ)
-    changed = weights_change(entry["weights"], weights())
-    if changed:
+    if changed := weights_change(entry["weights"], weights()):
         return changed
     item_set = items()
     if entry["items"] != item_set:

@@ -326,10 +326,8 @@ class CausalScorer:
             kwargs = {"attention_mask": _tree_mask(packs, width, self.model.dtype).to(dev),
                       "position_ids": _positions(packs, width).to(dev)}
         else:
-            mask = torch.zeros((len(packs), width), dtype=torch.long)
-            for b, p in enumerate(packs):
-                mask[b, :len(p.tokens)] = 1
-            kwargs = {"attention_mask": mask.to(dev)}
+            lengths = torch.tensor([len(p.tokens) for p in packs])
+            kwargs = {"attention_mask": (torch.arange(width) < lengths[:, None]).long().to(dev)}
         rows = [(b, q) for b, p in enumerate(packs) for q in p.queries]
         index_b = torch.tensor([b for b, _ in rows])
         index_q = torch.tensor([q for _, q in rows])
@@ -524,12 +522,7 @@ def _make_packs(encoded: Sequence[Encoded], pack_tokens: int, tail: bool = False
 
 def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     """Length of the shared leading run of two id sequences."""
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return n
+    return next((n for n, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
 
 
 def _build_pack(members: list[tuple[int, Encoded]], tail: bool = False) -> Pack:

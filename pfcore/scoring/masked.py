@@ -293,13 +293,9 @@ class MaskedScorer:
         inputs = list(readers)
         out = [0.0] * len(requests)
         for chunk, logprobs in self._stream(inputs):
-            rows, targets, slots = [], [], []
-            for row, i in enumerate(chunk):
-                for k in readers[inputs[i]]:
-                    rows.append(row)
-                    targets.append(requests[k][1])
-                    slots.append(k)
-            for k, value in zip(slots, logprobs[rows, targets].tolist()):
+            picks = [(row, k) for row, i in enumerate(chunk) for k in readers[inputs[i]]]
+            values = logprobs[[row for row, _ in picks], [requests[k][1] for _, k in picks]].tolist()
+            for (_, k), value in zip(picks, values):
                 out[k] = value
         return out
 
@@ -412,10 +408,7 @@ def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
 
 def _class_names(mapping: dict) -> set[str]:
     """All model class names listed in a transformers auto mapping."""
-    names: set[str] = set()
-    for value in mapping.values():
-        names.update([value] if isinstance(value, str) else value)
-    return names
+    return {name for value in mapping.values() for name in ([value] if isinstance(value, str) else value)}
 
 
 def _check_masked_lm(model: torch.nn.Module) -> None:
