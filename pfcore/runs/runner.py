@@ -19,7 +19,7 @@ from pfcore.files import check_writable, file_slug, locked
 from pfcore.models.spec import ModelSpec
 from pfcore.names import SuiteName, published_name
 from pfcore.paths import cache_subdir
-from pfcore.progress import Earlier, Progress, ProgressMeter, ProgressView
+from pfcore.progress import Earlier, ProgressMeter, ProgressView
 from pfcore.runs.settings import run_settings
 from pfcore.scoring.factory import LazyScorer, ScorerSource, cache_identity, scorer_for
 from pfcore.scoring.methods import ScoringMethod
@@ -259,22 +259,15 @@ class PlanState:
 
 
 def run_plan(spec: ModelSpec, state: PlanState, progress_for: ProgressFor | None = None,
-             should_stop: Callable[[], bool] = lambda: False, scorers: ScorerSource = scorer_for) -> PlanState:
-    """Run the queued configs one after another; `should_stop` is asked at every progress update,
-    and a stop leaves the unfinished run at the head of the queue (its scores and its time so far
-    are in the cache, so running the plan again resumes it)."""
+             scorers: ScorerSource = scorer_for) -> PlanState:
+    """Run the queued configs one after another; a progress view that raises Stopped leaves the
+    unfinished run at the head of the queue (its scores and its time so far are in the cache, so
+    running the plan again resumes it)."""
     total = len(state.queue) + len(state.finished)
     while state.queue:
         config = state.queue[0]
-        number = len(state.finished) + 1
-        bar = progress_for(config, number, total) if progress_for else None
-
-        def progress(now: Progress, bar: ProgressView | None = bar) -> None:
-            if bar:
-                bar(now)
-            if should_stop():
-                raise Stopped
-
+        view = progress_for(config, len(state.finished) + 1, total) if progress_for else None
+        progress = view or (lambda _now: None)  # a view even when none shows: a run's scorer reports progress
         try:
             record = run_suite(spec, config, progress, scorers=scorers)
         except Stopped:
