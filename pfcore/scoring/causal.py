@@ -319,18 +319,14 @@ class CausalScorer:
         """One forward pass over packed trees; returns what each member asked for."""
         dev = self.model.device
         width = max(len(p.tokens) for p in packs)
-        ids = torch.full((len(packs), width), self.pad_id or 0, dtype=torch.long)  # padding is masked out: any id does
-        for b, p in enumerate(packs):
-            ids[b, :len(p.tokens)] = torch.tensor(p.tokens)
-        if tree:
+        ids = _padded([p.tokens for p in packs], width, self.pad_id or 0)  # padding is masked out: any id does
+        if tree:  # position ids: each node's depth in its tree (padding gets position 0)
             kwargs = {"attention_mask": _tree_mask(packs, width, self.model.dtype).to(dev),
-                      "position_ids": _positions(packs, width).to(dev)}
+                      "position_ids": _padded([p.depths for p in packs], width).to(dev)}
         else:
             lengths = torch.tensor([len(p.tokens) for p in packs])
             kwargs = {"attention_mask": (torch.arange(width) < lengths[:, None]).long().to(dev)}
-        rows = [(b, q) for b, p in enumerate(packs) for q in p.queries]
-        index_b = torch.tensor([b for b, _ in rows])
-        index_q = torch.tensor([q for _, q in rows])
+        index_b, index_q = torch.tensor([(b, q) for b, p in enumerate(packs) for q in p.queries]).T
         picks = _Picks.of(packs, extras.begins_word)
         with model_lock(self.model):  # one forward pass at a time per model, first come first served
             flat = self._target_logprobs(ids.to(dev), kwargs, index_b.to(dev), index_q.to(dev), picks, extras)
@@ -574,12 +570,9 @@ def _batches(packs: list[Pack], budget: int) -> list[list[Pack]]:
     return batches
 
 
-def _positions(packs: list[Pack], width: int) -> torch.Tensor:
-    """Position ids: each node's depth in its tree (padding gets position 0)."""
-    pos = torch.zeros((len(packs), width), dtype=torch.long)
-    for b, p in enumerate(packs):
-        pos[b, :len(p.depths)] = torch.tensor(p.depths)
-    return pos
+def _padded(rows: list[list[int]], width: int, fill: int = 0) -> torch.Tensor:
+    """Rows of ids as one long tensor, each row padded with `fill` to `width`."""
+    return torch.tensor([row + [fill] * (width - len(row)) for row in rows], dtype=torch.long)
 
 
 def _tree_mask(packs: list[Pack], width: int, dtype: torch.dtype) -> torch.Tensor:
