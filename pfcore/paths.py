@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +57,5 @@ class JsonMemo:
 
     def write(self, data: dict[str, Any]) -> None:
         """Store the object atomically (`write_atomic`); a failed write is let go (it only costs redoing)."""
-        try:
+        with suppress(InputError):
             write_atomic(self.path, json.dumps(data), "a memo")
-        except InputError:
-            return

@@ -159,12 +159,10 @@ class _Builder:
         if len(cells) != len(COLUMNS):
             raise InputError(f"{where}: {len(cells)} cells, but a row has {len(COLUMNS)} ({', '.join(COLUMNS)})")
         sentence, token = (_whole(cells[k], COLUMNS[k], where) for k in (0, 1))
-        if sentence == self.number and token == len(self.tokens) + 1:
-            pass
-        elif sentence == self.number + 1 and token == 1:
+        if sentence == self.number + 1 and token == 1:
             self._close()
             self.number, self.line = sentence, line
-        else:
+        elif (sentence, token) != (self.number, len(self.tokens) + 1):
             expected = (f"sentence {self.number}, token {len(self.tokens) + 1}, or sentence {self.number + 1}, "
                         "token 1" if self.number else "sentence 1, token 1")
             raise InputError(f"{where}: sentence {sentence}, token {token} is out of order (expected {expected}): "
