@@ -125,16 +125,11 @@ def _refused_as(path: Path, what: str) -> Iterator[None]:
     except PfcoreError:
         raise
     except Exception as exc:
-        problem = _write_refused(exc, path, what)
+        # any OSError in one line (the machine's refusal with its remedy), else a library's words for one
+        problem = _os_refused(exc, path, what) if isinstance(exc, OSError) else environment_problem(exc, path, what)
         if problem is None:
             raise
         raise problem from exc
-
-
-def _write_refused(exc: BaseException, path: Path, what: str) -> InputError | None:
-    """What a failed write tells the user: any OSError in one line (the machine's refusal with its
-    remedy), a library's words for such a refusal, or None for an error that is not about the write."""
-    return _os_refused(exc, path, what) if isinstance(exc, OSError) else environment_problem(exc, path, what)
 
 
 def _os_refused(exc: OSError, path: Path, what: str) -> InputError:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
-from pfcore.errors import ModelLoadError, out_of_memory
+from pfcore.errors import ModelLoadError, first_line, out_of_memory
 from pfcore.files import locked
 from pfcore.models import gguf_convert
 from pfcore.models.hub import missing_revision
@@ -281,7 +281,7 @@ def load_converted(folder: Path) -> tuple[Any, Any]:
 
 def _explain(spec: ModelSpec, source: str, local: bool, exc: BaseException) -> str:
     """One message saying why a load failed and what to do about it."""
-    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    text = first_line(exc)
     if out_of_memory(exc):
         return (f"not enough memory to load {spec.label} ({text}); close other programs or choose a "
                 "smaller model (nothing was deleted)")

@@ -96,5 +96,4 @@ def aggregate(values: Sequence[float], owners: Sequence[int | None], n_spans: in
                 raise InputError(f"token owner {owner} is outside the {n_spans} spans")
             groups[owner].append(value)
     empty = 0.0 if metric == "sum" else float("nan")
-    return [REDUCERS[metric](np.asarray(group, dtype=float)) if group else empty
-            for group in groups]
+    return [REDUCERS[metric](np.asarray(group, dtype=float)) if group else empty for group in groups]

@@ -296,9 +296,7 @@ def _offset(progress: Progress | None, offset: int, total: int) -> Progress | No
 
 def through_cache(cache: ScoreCache | None, progress: Progress | None = None) -> ScoreFn:
     """A `ScoreFn` (what the word and region scorers take) that scores through the cache (or none)."""
-    def score(scorer: RequestScorer, requests: Sequence[Request]) -> list[TokenScores]:
-        return score_cached(scorer, requests, cache, progress)
-    return score
+    return lambda scorer, requests: score_cached(scorer, requests, cache, progress)
 
 
 def score_persistent(scorer: RequestScorer, requests: Sequence[Request],

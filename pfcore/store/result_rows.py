@@ -7,8 +7,7 @@ import pandas as pd
 
 from pfcore.models.spec import ALIASES
 
-RESULT_COLUMNS = ("model", "revision", "step", "suite", "construction", "filter", "metric",
-                  "value", "source")
+RESULT_COLUMNS = ("model", "revision", "step", "suite", "construction", "filter", "metric", "value", "source")
 # Columns a row may lack (published summaries, older tables): filled with their default.
 OPTIONAL_COLUMNS = {"weights_sha256": ""}  # the checkpoint's content hash, for own runs
 TABLE_COLUMNS = (*RESULT_COLUMNS, *OPTIONAL_COLUMNS)

@@ -404,8 +404,7 @@ def summarize(rows: pd.DataFrame) -> dict[str, object]:
                 "suites": sorted(group["suite"].unique())}
         for model, group in rows.groupby("model", sort=True)
     }
-    return {"rows": int(len(rows)), "sources": int(rows["source"].nunique()),
-            "models": per_model}
+    return {"rows": int(len(rows)), "sources": int(rows["source"].nunique()), "models": per_model}
 
 
 def import_note(rows: pd.DataFrame, where: str) -> str:

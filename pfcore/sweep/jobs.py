@@ -16,7 +16,7 @@ from typing import Any
 
 from pfcore.errors import InputError, PfcoreError
 from pfcore.files import file_slug, make_folder, write_atomic
-from pfcore.progress import Progress, ProgressView, throttled
+from pfcore.progress import ProgressView, throttled
 from pfcore.runs.checkpoints import Checkpoint
 from pfcore.runs.runner import ResultsLabel, run_suite
 from pfcore.runs.settings import run_settings, weights_change
@@ -139,11 +139,7 @@ def _reporter(board: Any, job: str, suite: str) -> ProgressView | None:
     REPORT_S seconds (and at the end); None without a board."""
     if board is None:
         return None
-
-    def report(progress: Progress) -> None:
-        board.report.remote(job, suite, progress)
-
-    return throttled(report, min_interval=REPORT_S)
+    return throttled(lambda progress: board.report.remote(job, suite, progress), min_interval=REPORT_S)
 
 
 @contextmanager
