@@ -86,7 +86,5 @@ def _gpu_build() -> bool:
               if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)}
     values |= {target.id: node.value for node in tree.body if isinstance(node, ast.Assign)
                for target in node.targets if isinstance(target, ast.Name)}
-    builds = [values.get(name) for name in ("cuda", "hip")]
-    if any(value is None for value in builds):
-        return True
-    return any(not (isinstance(v, ast.Constant) and v.value is None) for v in builds)
+    builds = [values.get(name) for name in ("cuda", "hip")]  # a name missing: cannot tell
+    return any(v is None or not (isinstance(v, ast.Constant) and v.value is None) for v in builds)

@@ -399,8 +399,7 @@ class _Search:
         text = self.text
         if end == len(text) or text[end].isspace() or self.punct[end] or self.punct[end - 1]:
             return True
-        after = self.units[used + 1] if used + 1 < len(self.units) else None
-        return after is not None and any(self.matches(r, end) for r in after.readings)
+        return used + 1 < len(self.units) and any(self.matches(r, end) for r in self.units[used + 1].readings)
 
     def solve(self) -> list[int]:
         """The one region sequence (per unit); AlignmentError when there is none or more than one."""
