@@ -138,10 +138,8 @@ def _replaced(out: Path, suite: SuiteName, spec: ModelSpec) -> str | None:
     """The source of the whole record in `out` that a run of this suite and model replaces; InputError
     when it is another suite's or model's (a damaged or unfinished one is no record: None)."""
     try:
-        earlier = read_manifest(out / MANIFEST) if (out / MANIFEST).is_file() else None
+        earlier = read_manifest(out / MANIFEST)  # a missing one too is refused as an InputError
     except InputError:
-        return None
-    if earlier is None:
         return None
     if (earlier.suite, earlier.model.label) != (suite, spec.label):
         raise InputError(f"{out} holds the record of another run ({earlier.run_id}: the {earlier.suite} suite on "
