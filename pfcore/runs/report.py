@@ -34,8 +34,7 @@ def main_table(suite_name: str, summary: pd.DataFrame) -> str:
         wide = main.pivot(index="construction", columns="filter", values="accuracy")
         return (wide[[f for f in suite.headline if f in wide.columns]] * 100).round(1).to_string()
     cols = ["construction", "filter", "accuracy", "ci_low", "ci_high", "n"]
-    table = summary[cols].rename(columns={"accuracy": suite.metric})
-    return table.round(4).to_string(index=False)
+    return summary[cols].rename(columns={"accuracy": suite.metric}).round(4).to_string(index=False)
 
 
 def headline_filters(suite_name: str, summary: pd.DataFrame) -> list[str]:

@@ -104,8 +104,7 @@ class FakeScorer:
 
     def text_token_ids(self, text: str) -> tuple[int, ...]:
         """A text's words as ids."""
-        words = text.split()
-        return tuple(_word_id(w if i == 0 else f" {w}") for i, w in enumerate(words))
+        return tuple(_word_id(w if i == 0 else f" {w}") for i, w in enumerate(text.split()))
 
     def token_spans(self, text: str) -> tuple[Span, ...]:
         """Its tokens are the words."""

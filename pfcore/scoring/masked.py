@@ -174,8 +174,7 @@ class MaskedScorer:
         within-word left-to-right PLL over the pieces of a fill that is several pieces."""
         if len(fills) != 2 or not all(isinstance(f, str) and f.strip() for f in fills):
             raise InputError(f"give exactly two non-empty fills, got {list(fills)!r}")
-        pairs = [(text, fill) for text in texts_with_blank for fill in fills]
-        pieces = iter(self.fill_logprobs(pairs, blank))
+        pieces = iter(self.fill_logprobs([(text, fill) for text in texts_with_blank for fill in fills], blank))
         results = []
         for text in texts_with_blank:
             per_fill = (next(pieces), next(pieces))
@@ -341,8 +340,7 @@ class MaskedScorer:
         ids = torch.tensor([x.ids + (self.pad_id,) * (width - len(x.ids)) for x in batch])
         mask_rows = [r for r, x in enumerate(batch) for _ in x.masked]
         ids[mask_rows, [p for x in batch for p in x.masked]] = self.mask_id
-        lengths = torch.tensor([len(x.ids) for x in batch])
-        attention = (torch.arange(width) < lengths[:, None]).long()
+        attention = (torch.arange(width) < torch.tensor([len(x.ids) for x in batch])[:, None]).long()
         rows = torch.arange(len(batch), device=self.device)
         positions = torch.tensor([x.position for x in batch], device=self.device)
         ids, attention = ids.to(self.device), attention.to(self.device)

@@ -205,8 +205,7 @@ def _checked_rows(rows: pd.DataFrame) -> pd.DataFrame:
 def _merged(table: pd.DataFrame, new: pd.DataFrame, *, replace: bool) -> pd.DataFrame:
     """The table with the new rows in place of the stored rows of their sources; InputError when
     that would change a stored source's values and `replace` is False (nothing is changed then)."""
-    sources = set(new["source"])
-    stored = table["source"].isin(sources)
+    stored = table["source"].isin(set(new["source"]))
     changed = [] if replace else changed_sources(table[stored], new)
     if changed:
         raise InputError(f"these rows would replace the stored rows of {len(changed)} source(s) "
@@ -370,8 +369,7 @@ def remembered_sources() -> list[pd.DataFrame]:
     """The published rows a rebuilt table gets back: the bundled rows when the cache was given them,
     each imported folder whose files still hold what was imported, and the folders imported before
     sources were labelled. A folder that changed or went is left out, with a warning."""
-    memo = _memo().read()
-    bundle = _bundle_or_warn() if "bundled" in memo else None
+    bundle = _bundle_or_warn() if "bundled" in _memo().read() else None
     parts = [bundle.table_rows()] if bundle else []
     for folder, entry in _imports().items():
         rows = _reread(Path(folder))

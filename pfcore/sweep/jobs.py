@@ -119,8 +119,7 @@ def _run_suites(job: Job, folder: Path, board: Any) -> None:
         if config.suite in done and _scored_on(folder / "runs" / done[config.suite], weights):
             continue
         progress = _reporter(board, job.id, f"{config.suite} ({number}/{len(job.configs)})")
-        record = run_suite(job.point.spec, config, progress, label)
-        done[config.suite] = record.path.name
+        done[config.suite] = run_suite(job.point.spec, config, progress, label).path.name
         write_atomic(folder / SHARD_LEDGER, json.dumps({"job": job.id, "label": job.label, "suites": done}, indent=1),
                      "the shard's ledger")
 
