@@ -313,8 +313,7 @@ def _byte_decoder() -> dict[str, int]:
 def _as_bytes(token: str, byte_level: bool) -> bytes | None:
     """The bytes a token stands for: a byte-fallback token, or a byte-level token of a byte-level
     file (markers and unknown words are never bytes); None for a token given as text."""
-    match = BYTE_TOKEN.fullmatch(token)
-    if match:
+    if match := BYTE_TOKEN.fullmatch(token):
         return bytes([int(match.group(1), 16)])
     if not byte_level or MARKER.fullmatch(token) or token in UNK_TOKENS:
         return None

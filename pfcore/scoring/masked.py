@@ -423,8 +423,7 @@ def _max_length(model: torch.nn.Module, tokenizer: PreTrainedTokenizerBase) -> i
     """Most tokens (special tokens included) the model reads: its position table, less RoBERTa-style
     offsets (positions start after the padding index), and the tokenizer's own limit."""
     limit = tokenizer.model_max_length
-    n_positions = getattr(model.config, "max_position_embeddings", None)
-    if n_positions:
+    if n_positions := getattr(model.config, "max_position_embeddings", None):
         embeddings = getattr(getattr(model, "base_model", None), "embeddings", None)
         padding_idx = getattr(embeddings, "padding_idx", None)
         offset = padding_idx + 1 if isinstance(padding_idx, int) else 0

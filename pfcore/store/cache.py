@@ -279,8 +279,7 @@ def score_cached(scorer: RequestScorer, requests: Sequence[Request], cache: Scor
 def require_finite(requests: Sequence[Request], scores: list[TokenScores]) -> list[TokenScores]:
     """The scores, unless one is NaN or infinite: then InputError (and nothing of them is cached),
     since a model that gives such scores is damaged and every number from it would be wrong."""
-    bad = [r for r, s in zip(requests, scores) if not np.isfinite(s.logprobs).all()]
-    if bad:
+    if bad := [r for r, s in zip(requests, scores) if not np.isfinite(s.logprobs).all()]:
         raise InputError(f"the model gave non-finite scores (NaN or infinity) for {len(bad)} of "
                          f"{len(requests)} texts, e.g. {bad[0].text[:60]!r}; its weights may be damaged. "
                          "Nothing of this was cached or counted.")

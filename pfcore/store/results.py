@@ -105,8 +105,7 @@ def _rebuild(path: Path, exc: Exception) -> pd.DataFrame:
     warnings.warn(f"the results table {path} was unreadable ({first_line(exc)}); moved it to "
                   f"{aside.name} and rebuilt it ({len(table):,} rows) from the run records and the "
                   "imported folders", stacklevel=3)
-    skipped = Counter(why for _, why in found if isinstance(why, str))
-    if skipped:
+    if skipped := Counter(why for _, why in found if isinstance(why, str)):
         warnings.warn(f"left {sum(skipped.values())} run folders out of the rebuilt results table, as they are "
                       f"not whole records ({'; '.join(f'{n} {why}' for why, n in sorted(skipped.items()))}); "
                       "run them again to add their rows", stacklevel=3)
@@ -187,8 +186,7 @@ def append_results(rows: pd.DataFrame, *, replace: bool = False) -> pd.DataFrame
 
 def _checked_rows(rows: pd.DataFrame) -> pd.DataFrame:
     """Rows typed as the table's, or InputError saying what is wrong with them."""
-    missing = [col for col in RESULT_COLUMNS if col not in rows.columns]
-    if missing:
+    if missing := [col for col in RESULT_COLUMNS if col not in rows.columns]:
         raise InputError(f"results rows lack the columns {', '.join(missing)}")
     try:
         new = typed_rows(rows)

@@ -39,8 +39,7 @@ class Merged:
 def merge_shard(shard: Path, suites: Sequence[str]) -> Merged:
     """Merge a shard whose ledger lists every one of `suites` into the main cache."""
     records = finished_suites(shard)
-    missing = [s for s in suites if s not in records]
-    if missing:
+    if missing := [s for s in suites if s not in records]:
         raise InputError(f"{shard}: the shard has not finished {', '.join(missing)}; nothing merged")
     folders = [shard / "runs" / records[s] for s in suites]
     scores = _merge_scores(shard / "scores.sqlite")
