@@ -267,11 +267,6 @@ def _end_char(doc: Doc, index: int) -> int:
     return doc[index].idx + len(doc[index].text)
 
 
-def _token_at(doc: Doc, char: int) -> Token | None:
-    """The token that starts at character `char`."""
-    return next((t for t in doc if t.idx == char), None)
-
-
 def graded_after(text: str, end: int) -> str:
     """The word right after character `end` when the parser reads it as graded (an adjective, an
     adverb or a participle: "much less expensive", "much less often"); '' otherwise."""

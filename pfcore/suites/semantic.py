@@ -142,7 +142,6 @@ class SemanticSuite(ItemSuite[SemanticItem]):
     paired_focus = pivoted = True
     paper_filter = "aligned"
     block = "block_id"
-    requests_per_item = 2
     reads = (BLANK, TEXTS)  # a masked model reads the blank's fill (its masked-token readout) by default
 
     def reduction(self, config: RunConfig, method: ScoringMethod) -> Reduction:
