@@ -88,6 +88,4 @@ def summarize_comps(scored: pd.DataFrame) -> pd.DataFrame:
 
 
 SUITE = BenchmarkSuite(SuiteName.COMPS, "COMPS (concept properties)", HUB_ID, Reduction.SUM,
-                       BenchmarkRule(load_comps, score_sentence_pairs, summarize_comps, conditional=False,
-                                     needs_password=False),
-                       chance=0.5)
+                       BenchmarkRule(load_comps, score_sentence_pairs, summarize_comps, conditional=False))
