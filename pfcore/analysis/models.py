@@ -68,8 +68,7 @@ def paper_accuracy() -> pd.DataFrame:
     """Table 6 (the four constructions, not the average) with Table 9's predictors, by hf_id."""
     table6 = load_reference("Table 6")
     table6 = table6[table6["construction"].isin(PF_CONSTRUCTIONS)]
-    info = model_info()
-    merged = table6.merge(info, on="model", validate="many_to_one")
+    merged = table6.merge(model_info(), on="model", validate="many_to_one")
     return merged.assign(model=merged["hf_id"], accuracy=merged["value"], origin=Origin.PAPER)[
         ["model", "construction", "accuracy", *INFO_COLUMNS, "origin"]]
 

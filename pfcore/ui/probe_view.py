@@ -329,7 +329,6 @@ def scored_sections(request: ProbeRequest, models: Models, *, detail: int) -> di
                 for label, s in models.scorers.items()}
 
 
-
 def _banner(label: str, verdict: ProbeVerdict) -> None:
     """One model's verdict: green, yellow or blue for consistent, against or mixed; one decision,
     which is no verdict, in a neutral box."""
