@@ -110,11 +110,7 @@ def kind_of(head: Token, start: int | None = None) -> str:
             return "clause"
         bare = head.tag_ == "VBN" and not any(c.dep_ in OBJECTS for c in head.children)
         return "AP" if bare else "VP"  # a participle without an object is read as an adjective
-    if head.pos_ == "ADP":
-        return "PP"
-    if head.pos_ in ("ADJ", "ADV"):
-        return "AP"
-    return "NP"
+    return "PP" if head.pos_ == "ADP" else "AP" if head.pos_ in ("ADJ", "ADV") else "NP"
 
 
 @dataclass(frozen=True)
