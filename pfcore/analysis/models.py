@@ -73,7 +73,7 @@ def paper_accuracy() -> pd.DataFrame:
         ["model", "construction", "accuracy", *INFO_COLUMNS, "origin"]]
 
 
-def _own_semantic(results: pd.DataFrame) -> pd.DataFrame:
+def own_semantic(results: pd.DataFrame) -> pd.DataFrame:
     """Own runs' final-model (no step) semantic rows."""
     return results[results["source"].str.startswith(RUN_SOURCE_PREFIX) & (results["suite"] == SuiteName.SEMANTIC)
                    & results["step"].isna()]
@@ -82,14 +82,14 @@ def _own_semantic(results: pd.DataFrame) -> pd.DataFrame:
 def partial_runs(results: pd.DataFrame) -> tuple[str, ...]:
     """Own-run models whose final semantic runs do not cover all four constructions (Figure 1 and
     the cross-model analyses average the four, so these cannot enter them)."""
-    constructions = _own_semantic(results).groupby("model")["construction"].agg(set)
+    constructions = own_semantic(results).groupby("model")["construction"].agg(set)
     return tuple(sorted(m for m, done in constructions.items() if not set(PF_CONSTRUCTIONS) <= done))
 
 
 def run_accuracy(results: pd.DataFrame, info: pd.DataFrame) -> pd.DataFrame:
     """Own runs' final-model semantic accuracy (aligned filter, percent) with predictors; models run
     on fewer than the four constructions are left out with a warning."""
-    own = _own_semantic(results)
+    own = own_semantic(results)
     partial = partial_runs(results)
     rows = own[(own["metric"] == "accuracy") & (own["filter"] == RUN_FILTER)
                & own["construction"].isin(PF_CONSTRUCTIONS) & ~own["model"].isin(partial)]
