@@ -43,11 +43,7 @@ ARCHIVE_WHY = (
 def card_paths(out: str | Path) -> tuple[Path, Path]:
     """Where the card of an item file goes: beside it, as NAME.card.md and NAME.card.json."""
     out = Path(out)
-    name = out.name
-    for suffix in SUFFIXES:
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-            break
+    name = next((out.name[:-len(suffix)] for suffix in SUFFIXES if out.name.endswith(suffix)), out.name)
     return out.with_name(f"{name}.card.md"), out.with_name(f"{name}.card.json")
 
 
