@@ -172,8 +172,7 @@ def _second_head(doc: Doc, conj: Token) -> Token | None:
 def _clipped_end(doc: Doc, head: Token, conj: Token) -> int:
     """The token index where focus 2 ends: its head's subtree, up to the first punctuation mark."""
     end = head.right_edge.i + 1
-    stop = next((t.i for t in doc[conj.i + 1:end] if t.is_punct and t.i > head.i), end)
-    return min(end, stop)
+    return next((t.i for t in doc[conj.i + 1:end] if t.is_punct and t.i > head.i), end)
 
 
 def _first_phrase(doc: Doc, second: _Second, last: int) -> tuple[Token, int] | None:
@@ -268,9 +267,7 @@ def graded_after(text: str, end: int) -> str:
     adverb or a participle: "much less expensive", "much less often"); '' otherwise."""
     doc = parse(text)
     word = next((t for t in doc if t.idx >= end and not t.is_punct), None)
-    if word is None:
-        return ""
-    return word.text if word.tag_ in ("JJ", "JJR", "JJS", "RB", "RBR", "RBS", "VBN") else ""
+    return word.text if word is not None and word.tag_ in ("JJ", "JJR", "JJS", "RB", "RBR", "RBS", "VBN") else ""
 
 
 def dismissal(text: str, start: int, end: int) -> str:
