@@ -130,9 +130,7 @@ def side_by_side(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
 def own_run_values(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
     """The own runs' values set beside a paper table, one row per run and construction, each with
     its 95% interval and its number of decisions (or sentences): what a value of one run rests on."""
-    if table == "Table 9":
-        return pd.DataFrame(columns=list(OWN_COLUMNS))
-    return _own_rows(table, runs)
+    return pd.DataFrame(columns=list(OWN_COLUMNS)) if table == "Table 9" else _own_rows(table, runs)
 
 
 def run_models(results: pd.DataFrame) -> list[str]:

@@ -110,8 +110,7 @@ class _Lookup:
     def base(self, item: SemanticItem | SyntaxItem | AffinityItem, line: int,
              findings: list[Finding]) -> Base | None:
         """The base the item claims to come from, or None with findings when the lexicon lacks it."""
-        frame = self.frames.get(item.frame)
-        pronoun = self.pronouns.get(item.pronoun)
+        frame, pronoun = self.frames.get(item.frame), self.pronouns.get(item.pronoun)
         modal = self.modals.get(item.modal)
         for name, found in (("frame", frame), ("pronoun", pronoun), ("modal", modal)):
             if found is None:
