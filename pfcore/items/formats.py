@@ -249,9 +249,8 @@ def _read_jsonl(path: Path, text: str, problems: _Problems) -> ItemFile:
     lines = text.split("\n")
     has_meta = META_KEY in lines[0]
     meta = _meta_line(lines[0], 1, problems) if has_meta else {}
-    body = list(enumerate(lines[1:] if has_meta else lines, start=2 if has_meta else 1))
     records = []
-    for lineno, line in body:
+    for lineno, line in enumerate(lines[1:] if has_meta else lines, start=2 if has_meta else 1):
         if not line.strip():
             continue
         record, why = _parse_json(line)
