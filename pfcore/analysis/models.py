@@ -109,8 +109,7 @@ def run_accuracy(results: pd.DataFrame, info: pd.DataFrame) -> pd.DataFrame:
         ["model", "construction", "accuracy", *INFO_COLUMNS, "origin"]]
 
 
-def accuracy_data(which: str, results: pd.DataFrame | None = None,
-                  models_csv: Path | None = None) -> pd.DataFrame:
+def accuracy_data(which: str, results: pd.DataFrame | None = None, models_csv: Path | None = None) -> pd.DataFrame:
     """The rows to analyse: "paper" (Table 6), "runs" (own runs) or "both" together."""
     if which not in ("paper", "runs", "both"):
         raise InputError(f"unknown data {which!r}; choose paper, runs or both")

@@ -229,8 +229,7 @@ def _meta_line(line: str, lineno: int, problems: _Problems) -> dict[str, Any]:
     return {}
 
 
-def _suite_of(meta: dict[str, Any], columns: Sequence[str], lineno: int,
-              problems: _Problems) -> SuiteName | None:
+def _suite_of(meta: dict[str, Any], columns: Sequence[str], lineno: int, problems: _Problems) -> SuiteName | None:
     """The suite the metadata names (under "kind") or, failing that, the one whose item fields these
     columns are."""
     named = meta.get("kind")
@@ -328,8 +327,7 @@ def _read_csv(path: Path, text: str, problems: _Problems) -> ItemFile:
     return out
 
 
-def _csv_rows(text: str, first_line: int, problems: _Problems,
-              delimiter: str) -> Iterator[tuple[int, list[str]]]:
+def _csv_rows(text: str, first_line: int, problems: _Problems, delimiter: str) -> Iterator[tuple[int, list[str]]]:
     """Each row of CSV text with the line it starts on; a row the csv module refuses (a cell over
     its size limit, a stray carriage return) is a problem on its line, and reading goes on."""
     reader = csv.reader(io.StringIO(text), delimiter=delimiter)

@@ -248,8 +248,7 @@ def _lines(canvas: Canvas, fig: go.Figure, x: Axis, ys: dict[str, Axis]) -> None
                 canvas.add(_marker(str(trace.marker.symbol or "circle"), px, py, str(trace.marker.color or colour)))
 
 
-def _ref(ref: str | None, value: Any, x: Axis, ys: dict[str, Axis], box: Box,
-         horizontal: bool) -> float:
+def _ref(ref: str | None, value: Any, x: Axis, ys: dict[str, Axis], box: Box, horizontal: bool) -> float:
     """A shape's or note's coordinate in pixels, by its reference (data, domain or paper)."""
     left, top, right, bottom = box
     ref = ref or ("x" if horizontal else "y")
@@ -260,8 +259,7 @@ def _ref(ref: str | None, value: Any, x: Axis, ys: dict[str, Axis], box: Box,
     return x.px(value) if horizontal else ys.get(ref, ys["y"]).px(value)
 
 
-def _shapes(canvas: Canvas, fig: go.Figure, x: Axis, ys: dict[str, Axis], box: Box,
-            *, below: bool) -> None:
+def _shapes(canvas: Canvas, fig: go.Figure, x: Axis, ys: dict[str, Axis], box: Box, *, below: bool) -> None:
     """The figure's bands (below the data) or lines (above it)."""
     for shape in fig.layout.shapes:
         if (shape.type == "rect") != below:

@@ -125,8 +125,7 @@ def read_parquet(path: Path, required: Sequence[str]) -> pd.DataFrame:
     return frame
 
 
-def check_columns(frame: pd.DataFrame, required: Sequence[str], where: str,
-                  first_line: int | None) -> None:
+def check_columns(frame: pd.DataFrame, required: Sequence[str], where: str, first_line: int | None) -> None:
     """Raise InputError when a required column is absent or a cell of it is empty (with its line or row)."""
     missing = [name for name in required if name not in frame.columns]
     if missing:

@@ -34,8 +34,7 @@ COLUMNS = ["item_id", "comps_id", *METADATA, "sentence_good", "sentence_bad"]
 SUMMARY_GROUPS = {"negative_sample_type": "negative_"}
 
 
-def load_comps(source: str | Path = HUB_ID, config: str = "base",
-               limit: int | None = None) -> pd.DataFrame:
+def load_comps(source: str | Path = HUB_ID, config: str = "base", limit: int | None = None) -> pd.DataFrame:
     """COMPS items from a comps_<config>.jsonl file, a folder holding one, parquet files, or the hub."""
     check_limit(limit)
     local = local_or_hub(source)
