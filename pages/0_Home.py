@@ -26,6 +26,5 @@ with shown_errors():
     st.caption("Choose the model in the sidebar: it is used by every page. Scores are cached on "
                "disk, so anything scored once comes back instantly.")
     if choice is None and not model_loading():
-        st.warning("No model is loaded: fix the model in the sidebar. The Models page works "
-                   "without one.")
+        st.warning("No model is loaded: fix the model in the sidebar. The Models page works without one.")
 wait_for_model()

@@ -49,8 +49,7 @@ with shown_errors():
     kind = choice.spec.kind if choice else ModelKind.CAUSAL
     c1, c2, c3 = st.columns([2, 3, 1])
     suites = c1.multiselect("Suites", [s for s in suites_for(kind) if get_suite(s).paired_focus],
-                            default=[SuiteName.SEMANTIC],
-                            format_func=lambda s: get_suite(s).label, key="run_suites")
+                            default=[SuiteName.SEMANTIC], format_func=lambda s: get_suite(s).label, key="run_suites")
     defined = constructions()
     constructions_picked = c2.multiselect(
         "Constructions", list(defined), default=[n for n, d in defined.items() if d.built_in], key="run_constructions",
@@ -64,8 +63,7 @@ with shown_errors():
     configs = private_runs(configs, own_runs) if own_runs else configs
     runs = list_runs(own_runs)
     if choice is not None:
-        estimate = estimate_plan(choice.spec, configs, runs)
-        st.caption(plan_caption(estimate))
+        st.caption(plan_caption(estimate_plan(choice.spec, configs, runs)))
     control = RunControl(PlanState(state.run_queue, state.run_finished))
     has_model = choice is not None
     b1, b2, b3, _ = st.columns([1, 1, 1, 4])
@@ -95,8 +93,7 @@ with shown_errors():
     paths = [str(r.path) for r in runs]
     if state.get("run_pick") not in paths:
         state.pop("run_pick", None)
-    picked = st.selectbox("Run", paths,
-                          format_func=lambda p: run_label(runs[paths.index(p)]), key="run_pick")
+    picked = st.selectbox("Run", paths, format_func=lambda p: run_label(runs[paths.index(p)]), key="run_pick")
     show_link(publish("run", current([RUN_PARAM])), link_notes)
     record = load_run(picked)
     m = record.manifest

@@ -32,8 +32,7 @@ WORDS = ("decision", "aligned", "delta-p", "pll")
 choice = start_page("Models", INTRO, terms=WORDS)
 with shown_errors():
     st.subheader("Reference tables and your runs")
-    table = st.selectbox("Table", list(TABLES), index=1, format_func=lambda t: f"{t}: {TABLES[t]}",
-                         key="models_table")
+    table = st.selectbox("Table", list(TABLES), index=1, format_func=lambda t: f"{t}: {TABLES[t]}", key="models_table")
     runs = list_runs()
     shown = side_by_side(table, runs)
     if table != "Table 9" and not (shown["origin"] == Origin.RUN).any():

@@ -124,7 +124,6 @@ NOTES = {
     RUN_BAND: "for your runs, each run's own interval, as on the Run page",
     RUN_N_BAND: "for averages of your runs, a Wilson interval from the runs' n, decisions counted as independent",
     POOLED: "an average of the four constructions pools their decisions",
-
 }
 
 

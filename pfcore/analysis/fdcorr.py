@@ -57,13 +57,11 @@ class FDCorrelation:
 
     def points(self) -> pd.DataFrame:
         """One row per checkpoint change: pair label, step, dx, dy and the pair's Spearman rho."""
-        return pd.DataFrame({"x": self.x, "y": self.y, "step": list(self.steps),
-                             "dx": list(self.dx), "dy": list(self.dy),
-                             "spearman": self.spearman})
+        return pd.DataFrame({"x": self.x, "y": self.y, "step": list(self.steps), "dx": list(self.dx),
+                             "dy": list(self.dy), "spearman": self.spearman})
 
 
-def pooled_change_scale(table: pd.DataFrame, model: str, sources: list[str],
-                        metric: str) -> tuple[float, float]:
+def pooled_change_scale(table: pd.DataFrame, model: str, sources: list[str], metric: str) -> tuple[float, float]:
     """Mean and SD (ddof 0) of all checkpoint changes in these sources, first changes counted as 0.
 
     This is the pool the authors' StandardScaler saw: every construction x filter of one file.
@@ -72,8 +70,7 @@ def pooled_change_scale(table: pd.DataFrame, model: str, sources: list[str],
                  & table["source"].isin(sources) & (table["metric"] == metric)]
     keys = ["suite", "construction", "filter"]
     rows = rows.groupby([*keys, "step"], as_index=False)["value"].first()
-    changes = (rows.sort_values("step")
-               .groupby(keys)["value"].diff().fillna(0.0))
+    changes = rows.sort_values("step").groupby(keys)["value"].diff().fillna(0.0)
     sd = float(changes.std(ddof=0))
     if not sd > 0:
         raise InputError(f"{model}: no variation across checkpoints in {', '.join(sources)}")
@@ -103,20 +100,17 @@ def _diff(values: pd.Series, scale: tuple[float, float] | None) -> pd.Series:
     return tied(scaled)
 
 
-def _scale(table: pd.DataFrame, model: str, name: str, source: str | None,
-           zscale: bool) -> tuple[float, float] | None:
+def _scale(table: pd.DataFrame, model: str, name: str, source: str | None, zscale: bool) -> tuple[float, float] | None:
     """The pooled z-scale of a series' own sources, or None when not z-scaling."""
     if not zscale:
         return None
-    return pooled_change_scale(table, model, series_sources(table, model, name, source),
-                               parse_series(name).metric)
+    return pooled_change_scale(table, model, series_sources(table, model, name, source), parse_series(name).metric)
 
 
 def checkpoint_changes(table: pd.DataFrame, model: str, name: str, *, zscale: bool = False,
                        source: str | None = None) -> pd.Series:
     """One series' checkpoint-to-checkpoint changes, indexed by the step they end at."""
-    return _diff(series_values(table, model, name, source),
-                 _scale(table, model, name, source, zscale))
+    return _diff(series_values(table, model, name, source), _scale(table, model, name, source, zscale))
 
 
 def fd_correlation(table: pd.DataFrame, model: str, x: str, y: str, *, zscale: bool = False,
@@ -140,8 +134,7 @@ def fd_correlation(table: pd.DataFrame, model: str, x: str, y: str, *, zscale: b
     r, r_p = pearsonr(dx, dy)
     return FDCorrelation(model, parse_series(x).name, parse_series(y).name, zscale,
                          float(rho), float(rho_p), float(r), float(r_p), len(dx),
-                         tuple(int(s) for s in dx.index), tuple(map(float, dx)),
-                         tuple(map(float, dy)))
+                         tuple(int(s) for s in dx.index), tuple(map(float, dx)), tuple(map(float, dy)))
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from pfcore.analysis.models import (
     accuracy_data,
     fit_mixed,
     model_info,
+    own_semantic,
     partial_runs,
     per_model_average,
 )
@@ -106,9 +107,9 @@ def _affinity_on_paper_words(record: RunRecord) -> dict[str, tuple[float, float,
 def side_by_side(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
     """A paper table (one row per model, a column per construction, its source) with the user's
     own runs of the matching suite as further rows (source "pfcore run <run id>")."""
-    if table == "Table 9":
-        return load_reference(table)
     paper = load_reference(table)
+    if table == "Table 9":
+        return paper
     own = _own_rows(table, runs)
     long = pd.concat([own[["model", "construction", "value", "source"]],
                       paper[["model", "construction", "value", "source"]]], ignore_index=True)
@@ -129,16 +130,12 @@ def side_by_side(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
 def own_run_values(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
     """The own runs' values set beside a paper table, one row per run and construction, each with
     its 95% interval and its number of decisions (or sentences): what a value of one run rests on."""
-    if table == "Table 9":
-        return pd.DataFrame(columns=list(OWN_COLUMNS))
-    return _own_rows(table, runs)
+    return pd.DataFrame(columns=list(OWN_COLUMNS)) if table == "Table 9" else _own_rows(table, runs)
 
 
 def run_models(results: pd.DataFrame) -> list[str]:
     """Models with own final semantic runs in the results table (what Figure 1 can place)."""
-    own = results[results["source"].str.startswith(RUN_SOURCE_PREFIX) & (results["suite"] == SuiteName.SEMANTIC)
-                  & results["step"].isna()]
-    return sorted(own["model"].unique())
+    return sorted(own_semantic(results)["model"].unique())
 
 
 def sizes_to_edit(results: pd.DataFrame) -> pd.DataFrame:

@@ -68,13 +68,12 @@ def paper_accuracy() -> pd.DataFrame:
     """Table 6 (the four constructions, not the average) with Table 9's predictors, by hf_id."""
     table6 = load_reference("Table 6")
     table6 = table6[table6["construction"].isin(PF_CONSTRUCTIONS)]
-    info = model_info()
-    merged = table6.merge(info, on="model", validate="many_to_one")
+    merged = table6.merge(model_info(), on="model", validate="many_to_one")
     return merged.assign(model=merged["hf_id"], accuracy=merged["value"], origin=Origin.PAPER)[
         ["model", "construction", "accuracy", *INFO_COLUMNS, "origin"]]
 
 
-def _own_semantic(results: pd.DataFrame) -> pd.DataFrame:
+def own_semantic(results: pd.DataFrame) -> pd.DataFrame:
     """Own runs' final-model (no step) semantic rows."""
     return results[results["source"].str.startswith(RUN_SOURCE_PREFIX) & (results["suite"] == SuiteName.SEMANTIC)
                    & results["step"].isna()]
@@ -83,14 +82,14 @@ def _own_semantic(results: pd.DataFrame) -> pd.DataFrame:
 def partial_runs(results: pd.DataFrame) -> tuple[str, ...]:
     """Own-run models whose final semantic runs do not cover all four constructions (Figure 1 and
     the cross-model analyses average the four, so these cannot enter them)."""
-    constructions = _own_semantic(results).groupby("model")["construction"].agg(set)
+    constructions = own_semantic(results).groupby("model")["construction"].agg(set)
     return tuple(sorted(m for m, done in constructions.items() if not set(PF_CONSTRUCTIONS) <= done))
 
 
 def run_accuracy(results: pd.DataFrame, info: pd.DataFrame) -> pd.DataFrame:
     """Own runs' final-model semantic accuracy (aligned filter, percent) with predictors; models run
     on fewer than the four constructions are left out with a warning."""
-    own = _own_semantic(results)
+    own = own_semantic(results)
     partial = partial_runs(results)
     rows = own[(own["metric"] == "accuracy") & (own["filter"] == RUN_FILTER)
                & own["construction"].isin(PF_CONSTRUCTIONS) & ~own["model"].isin(partial)]
@@ -110,8 +109,7 @@ def run_accuracy(results: pd.DataFrame, info: pd.DataFrame) -> pd.DataFrame:
         ["model", "construction", "accuracy", *INFO_COLUMNS, "origin"]]
 
 
-def accuracy_data(which: str, results: pd.DataFrame | None = None,
-                  models_csv: Path | None = None) -> pd.DataFrame:
+def accuracy_data(which: str, results: pd.DataFrame | None = None, models_csv: Path | None = None) -> pd.DataFrame:
     """The rows to analyse: "paper" (Table 6), "runs" (own runs) or "both" together."""
     if which not in ("paper", "runs", "both"):
         raise InputError(f"unknown data {which!r}; choose paper, runs or both")

@@ -47,9 +47,8 @@ def parse_series(name: str) -> SeriesSpec:
     base, _, metric = name.strip().partition("@")
     construction, sep, filt = base.partition(":")
     if not sep or not construction or not filt:
-        raise InputError(f"series {name!r}: write it as CONSTRUCTION:FILTER, e.g. "
-                         "letalone:aligned, pf_avg:all, ewok:domain_physical-relations, "
-                         "syntax:Avg_Test")
+        raise InputError(f"series {name!r}: write it as CONSTRUCTION:FILTER, e.g. letalone:aligned, pf_avg:all, "
+                         "ewok:domain_physical-relations, syntax:Avg_Test")
     return SeriesSpec(construction.strip(), filt.strip(), metric.strip() or "accuracy")
 
 
@@ -66,14 +65,12 @@ def model_rows(table: pd.DataFrame, model: str) -> pd.DataFrame:
     return rows
 
 
-def _spec_rows(table: pd.DataFrame, model: str, spec: SeriesSpec,
-               source: str | None) -> pd.DataFrame:
+def _spec_rows(table: pd.DataFrame, model: str, spec: SeriesSpec, source: str | None) -> pd.DataFrame:
     """The checkpoint rows a series draws on (one construction, or the four averaged ones)."""
     mask = ((table["model"] == model) & table["step"].notna() & (table["filter"] == spec.filter)
             & (table["metric"] == spec.metric))
     if spec.construction in AVERAGES:
-        mask &= ((table["suite"] == AVERAGES[spec.construction])
-                 & table["construction"].isin(PF_CONSTRUCTIONS))
+        mask &= (table["suite"] == AVERAGES[spec.construction]) & table["construction"].isin(PF_CONSTRUCTIONS)
     else:
         mask &= table["construction"] == spec.construction
     if source:
@@ -99,8 +96,7 @@ def _one_value_per_step(rows: pd.DataFrame, label: str) -> pd.DataFrame:
     return rows.groupby(keys, as_index=False)["value"].first()
 
 
-def series_values(table: pd.DataFrame, model: str, name: str,
-                  source: str | None = None) -> pd.Series:
+def series_values(table: pd.DataFrame, model: str, name: str, source: str | None = None) -> pd.Series:
     """A series' values indexed by training step, in step order (not file order).
 
     `source` keeps only rows whose source starts with it. Averages keep the checkpoints at which
@@ -119,8 +115,7 @@ def series_values(table: pd.DataFrame, model: str, name: str,
     return series.rename(spec.name)
 
 
-def series_sources(table: pd.DataFrame, model: str, name: str,
-                   source: str | None = None) -> list[str]:
+def series_sources(table: pd.DataFrame, model: str, name: str, source: str | None = None) -> list[str]:
     """The sources a series' values come from (several when files repeat the same numbers)."""
     return sorted(_spec_rows(table, model, parse_series(name), source)["source"].unique())
 
@@ -133,8 +128,7 @@ def available_series(table: pd.DataFrame, model: str) -> list[str]:
              for filt in sorted(rows.loc[(rows["suite"] == suite)
                                          & rows["construction"].isin(PF_CONSTRUCTIONS),
                                          "filter"].unique())]
-    pairs = rows[["construction", "filter"]].drop_duplicates().sort_values(["construction",
-                                                                              "filter"])
+    pairs = rows[["construction", "filter"]].drop_duplicates().sort_values(["construction", "filter"])
     return names + [f"{c}:{f}" for c, f in pairs.itertuples(index=False)]
 
 
@@ -145,8 +139,7 @@ def user_constructions(table: pd.DataFrame) -> frozenset[str]:
     return frozenset(str(c) for c in found if c not in PF_CONSTRUCTIONS and c != SYNTAX_CONTROL)
 
 
-def trajectories(table: pd.DataFrame, model: str, names: Sequence[str],
-                 source: str | None = None) -> pd.DataFrame:
+def trajectories(table: pd.DataFrame, model: str, names: Sequence[str], source: str | None = None) -> pd.DataFrame:
     """Several series in long form (series, construction, filter, metric, step, value) for plots."""
     frames = []
     for name in names:
@@ -175,5 +168,4 @@ def milestones(series: pd.Series, fraction: float = 0.95) -> Milestones:
         raise InputError(f"series {series.name}: no checkpoints")
     peak_step = int(series.idxmax())
     near = series[series >= fraction * series.max()]
-    return Milestones(str(series.name), peak_step, float(series.max()), int(near.index.min()),
-                      fraction)
+    return Milestones(str(series.name), peak_step, float(series.max()), int(near.index.min()), fraction)

@@ -49,7 +49,6 @@ FD_X = "pf_avg:aligned"
 FD_YS = ("syntax:Avg_Test", "pf_avg:misaligned", "ewok:domain_physical-relations")
 
 
-
 def origin_of(sources: pd.Series) -> pd.Series:
     """Each row's origin: "own" for `pfcore run ...` sources, else the collection its source names
     (the bundled published results, one imported folder, or an earlier import)."""

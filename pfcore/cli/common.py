@@ -101,8 +101,7 @@ class OpenLine:
 OPEN_LINE: ContextVar[OpenLine | None] = ContextVar("open_line", default=None)  # set by `bar_line_ended`
 
 
-def progress_view(label: str, *, enabled: bool = True, clock: Callable[[], float] = time.monotonic
-                  ) -> ProgressView:
+def progress_view(label: str, *, enabled: bool = True, clock: Callable[[], float] = time.monotonic) -> ProgressView:
     """A stderr bar drawing a run's Progress (done of total, from the cache, rate, ETA), redrawn in
     place at most twice a second; silent when disabled."""
     open_line = OPEN_LINE.get() or OpenLine()  # the command's, or the bar's own outside one

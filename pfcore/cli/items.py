@@ -36,8 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     for suite, text in HELP.items():
         parser = sub.add_parser(suite, help=text, description=text)
         parser.add_argument("--construction", default="all",
-                            help="a construction name, several joined by commas, or all "
-                                 "(default: all)")
+                            help="a construction name, several joined by commas, or all (default: all)")
         parser.add_argument("--paper-compatible", action="store_true",
                             help="reproduce the published items row for row (misspelling and "
                                  "repeated blocks included); no card")
@@ -46,8 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         parser.add_argument("--lexicon", type=Path, help="lexicon YAML (default: data/lexicon.yaml)")
         add_constructions_arg(parser)
         parser.add_argument("--reference", type=Path,
-                            help="folder of the published data (meaning_alone/data) to check "
-                                 "against in the card")
+                            help="folder of the published data (meaning_alone/data) to check against in the card")
         parser.add_argument("--out", type=Path, required=True, help="file to write (.gz compresses)")
         if suite != SuiteName.AFFINITY:  # Global Affinity reads a masked model itself: no texts to score elsewhere
             parser.add_argument("--sentences", action="store_true",
@@ -86,17 +84,14 @@ def generate_command(args: argparse.Namespace) -> int:
                      "the sentences")
         print(f"wrote the {len(table):,} texts the {args.suite} decisions of {len(items):,} items need to {args.out}")
         return 0
-    fmt = format_for(args.out, args.format)
     meta = {"lexicon_version": lexicon.version, "lexicon_sha256": lexicon.sha256,
             "paper_compatible": args.paper_compatible, "constructions": names,
             "generator": f"pfcore {__version__}"}
-    text = render_items(items, fmt, meta)
-    card = None
-    if not args.paper_compatible:
-        card = build_card(items, lexicon, definitions, _command_line(args), args.reference)
+    text = render_items(items, format_for(args.out, args.format), meta)
+    card = None if args.paper_compatible else build_card(items, lexicon, definitions, _command_line(args),
+                                                         args.reference)
     write_output(args.out, text, "the item file")
-    print(f"wrote {len(items):,} {args.suite} items ({', '.join(names)}; lexicon "
-          f"{lexicon.version}) to {args.out}")
+    print(f"wrote {len(items):,} {args.suite} items ({', '.join(names)}; lexicon {lexicon.version}) to {args.out}")
     if card is not None:
         md_path, json_path = write_card(args.out, *card)
         print(f"dataset card: {md_path} and {json_path}")

@@ -137,8 +137,7 @@ def run(args: argparse.Namespace) -> int:
     rates = {spec.label: base_rates(table, spec.name, str(probe.construction)) if table is not None else None
              for spec in specs}
     if args.json:
-        objects = [_json(spec.label, r, rates[spec.label], proposal, args) for spec, r in results]
-        print_envelope(objects)
+        print_envelope([_json(spec.label, r, rates[spec.label], proposal, args) for spec, r in results])
     else:
         print("\n\n".join(_text(spec.label, r, rates[spec.label], proposal, args) for spec, r in results))
     return 0

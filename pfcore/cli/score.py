@@ -212,16 +212,14 @@ def score_file(args: argparse.Namespace, specs: list[ModelSpec], cache: ScoreCac
     tables = []
     for spec in specs:
         bar = progress_bar(spec.label, enabled=sys.stderr.isatty() or not args.json)
-        scorer = text_scorer(spec, bos=args.bos)
-        tables.append(stimuli_table(stimuli, scorer, spec, level, corrected=args.corrected,
+        tables.append(stimuli_table(stimuli, text_scorer(spec, bos=args.bos), spec, level, corrected=args.corrected,
                                     score=through_cache(cache, bar)))
     both = pd.concat(tables, ignore_index=True)
     if args.out:
         write_output(Path(args.out), both.to_csv(index=False), "the table (--out)")
     if args.json:
-        results = [{"model": spec.label, "revision": spec.revision, "level": level, "rows": json_rows(part)}
-                   for spec, part in zip(specs, tables)]
-        print_envelope(results)
+        print_envelope([{"model": spec.label, "revision": spec.revision, "level": level, "rows": json_rows(part)}
+                        for spec, part in zip(specs, tables)])
     elif args.out:
         print(f"{len(both):,} rows ({level}) written to {args.out}")
     else:
@@ -240,8 +238,7 @@ def run(args: argparse.Namespace) -> int:
         req = request_from_args(args)
         results = [score_one(spec, req, args, cache) for spec in specs]
     if args.json:
-        objects = [obj for obj, _ in results]
-        print_envelope(objects)
+        print_envelope([obj for obj, _ in results])
     else:
         print("\n\n".join(text if len(specs) == 1 else f"model {spec.label}\n{text}"
                           for spec, (_, text) in zip(specs, results)))

@@ -57,10 +57,8 @@ def evaluate_command(args: argparse.Namespace) -> int:
     """Evaluate the suite from the surprisal file; print or write the tables, or the suite as JSON."""
     suite, data = read_suite_json(args.suite)
     evaluation = evaluate_surprisals(suite, read_surprisals(args.surprisals))
-    if args.json:
-        text = json.dumps(evaluated_json(data, evaluation, args.model_name), indent=4) + "\n"
-    else:
-        text = report(evaluation)
+    text = (json.dumps(evaluated_json(data, evaluation, args.model_name), indent=4) + "\n" if args.json
+            else report(evaluation))
     if args.out is None:
         sys.stdout.write(text)
     else:
@@ -72,11 +70,10 @@ def evaluate_command(args: argparse.Namespace) -> int:
 def report(evaluation: FileEvaluation) -> str:
     """The region table and the predictions with their accuracy and 95% interval, as text."""
     suite, source = evaluation.suite, evaluation.source
-    metrics = ", ".join(suite.all_metrics)
     regions = evaluation.rows[[*REGION_COLUMNS, *suite.all_metrics, "n_tokens"]]
     lines = [f"suite {suite.name}: {len(source.sentences):,} sentences, {source.n_tokens:,} tokens; surprisals read "
              f"from a file, {source.label} (sha256 {source.sha256})",
-             f"regions: the {metrics} of their tokens' surprisals, in bits", "",
+             f"regions: the {', '.join(suite.all_metrics)} of their tokens' surprisals, in bits", "",
              _table(regions), ""]
     if evaluation.summary.empty:
         lines.append("the suite has no predictions")

@@ -81,8 +81,7 @@ class Base:
         """The item fields every suite copies from the base."""
         return {"frame": self.frame.name, "verb": self.frame.verb, "noun": self.frame.noun,
                 "scale": self.frame.scale, "weak_adj": self.weak, "strong_adj": self.strong,
-                "pronoun": self.pronoun.word, "modal": self.modal.negative,
-                "repeat": self.repeat}
+                "pronoun": self.pronoun.word, "modal": self.modal.negative, "repeat": self.repeat}
 
 
 def iter_bases(lexicon: Lexicon, *, paper_compatible: bool = False) -> list[Base]:

@@ -43,11 +43,7 @@ ARCHIVE_WHY = (
 def card_paths(out: str | Path) -> tuple[Path, Path]:
     """Where the card of an item file goes: beside it, as NAME.card.md and NAME.card.json."""
     out = Path(out)
-    name = out.name
-    for suffix in SUFFIXES:
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-            break
+    name = next((out.name[:-len(suffix)] for suffix in SUFFIXES if out.name.endswith(suffix)), out.name)
     return out.with_name(f"{name}.card.md"), out.with_name(f"{name}.card.json")
 
 
@@ -188,10 +184,8 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 
 def _counts_section(data: dict[str, Any]) -> list[str]:
     """Tables of item counts per counted field."""
-    parts = []
-    for name, counts in data["counts"].items():
-        parts += [f"### Items per {name}", "", _table([name, "items"], list(counts.items())), ""]
-    return parts
+    return [line for name, counts in data["counts"].items()
+            for line in (f"### Items per {name}", "", _table([name, "items"], list(counts.items())), "")]
 
 
 def _examples(items: Sequence[Item]) -> list[str]:
@@ -206,11 +200,8 @@ def _examples(items: Sequence[Item]) -> list[str]:
                         for i in block]), ""]
     if isinstance(first, SyntaxItem):
         base = [i for i in items if isinstance(i, SyntaxItem) and i.base_id == first.base_id]
-        rows = []
-        for manipulation in MANIPULATIONS:
-            pair = [i.sentence for i in base if i.manipulation == manipulation
-                    and i.construction in (first.construction, SYNTAX_CONTROL)]
-            rows.append((manipulation, *pair))
+        rows = [(m, *(i.sentence for i in base if i.manipulation == m
+                      and i.construction in (first.construction, SYNTAX_CONTROL))) for m in MANIPULATIONS]
         return ["One example of each manipulation (one base sentence, its construction and the "
                 "control \"and\"):", "",
                 _table(["manipulation", f"+Cxn ({first.connective})", f"-Cxn ({SYNTAX_CONTROL})"],

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import cast
 
@@ -110,8 +110,7 @@ class _Lookup:
     def base(self, item: SemanticItem | SyntaxItem | AffinityItem, line: int,
              findings: list[Finding]) -> Base | None:
         """The base the item claims to come from, or None with findings when the lexicon lacks it."""
-        frame = self.frames.get(item.frame)
-        pronoun = self.pronouns.get(item.pronoun)
+        frame, pronoun = self.frames.get(item.frame), self.pronouns.get(item.pronoun)
         modal = self.modals.get(item.modal)
         for name, found in (("frame", frame), ("pronoun", pronoun), ("modal", modal)):
             if found is None:
@@ -130,12 +129,11 @@ def _expect(findings: list[Finding], line: int, what: str, found: str, expected:
 
 def _check_semantic(item: SemanticItem, line: int, lexicon: Lexicon, lookup: _Lookup) -> list[Finding]:
     """Values, connective and texts of a semantic row."""
-    findings = []
     definition = constructions().get(item.construction)
     if definition is None:
-        findings.append(Finding(line, f"unknown construction {item.construction!r} (a definition of your own: "
-                                      "--constructions DIR)"))
-        return findings
+        return [Finding(line, f"unknown construction {item.construction!r} (a definition of your own: "
+                              "--constructions DIR)")]
+    findings = []
     connective = definition.connective if item.is_construction else definition.semantic_control
     if item.connective != connective:
         findings.append(Finding(line, "connective does not fit construction and is_construction",
@@ -159,19 +157,15 @@ def _check_semantic(item: SemanticItem, line: int, lexicon: Lexicon, lookup: _Lo
 
 def _check_syntax(item: SyntaxItem, line: int, lexicon: Lexicon, lookup: _Lookup) -> list[Finding]:
     """Values and sentence of a syntactic row."""
-    findings = []
     known = {**{n: d.connective for n, d in constructions().items()}, SYNTAX_CONTROL: SYNTAX_CONTROL}
     if known.get(item.construction) != item.connective:
-        findings.append(Finding(line, "unknown construction or connective",
-                                f"{item.construction!r}, {item.connective!r}"))
-        return findings
+        return [Finding(line, "unknown construction or connective", f"{item.construction!r}, {item.connective!r}")]
     if item.manipulation not in MANIPULATIONS:
-        findings.append(Finding(line, f"unknown manipulation {item.manipulation!r}"))
-        return findings
+        return [Finding(line, f"unknown manipulation {item.manipulation!r}")]
+    findings: list[Finding] = []
     base = lookup.base(item, line, findings)
     if base is not None:
-        ordered = base if item.context_order == "aligned" else Base(
-            base.frame, base.pronoun, base.modal, base.strong, base.weak, base.repeat)
+        ordered = base if item.context_order == "aligned" else replace(base, weak=base.strong, strong=base.weak)
         _expect(findings, line, "sentence", item.sentence,
                 manipulations(ordered, item.connective)[item.manipulation])
     return findings

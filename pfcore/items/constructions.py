@@ -223,8 +223,3 @@ def _folder_definitions(folder: Path) -> list[Definition]:
     if len(paths) > MAX_DEFINITIONS:
         raise InputError(f"{folder} holds {len(paths)} definitions; at most {MAX_DEFINITIONS} are read")
     return [read_definition(p) for p in paths]
-
-
-def forget_loaded() -> None:
-    """Read the definitions again at the next call (after a folder changed, and in tests)."""
-    _loaded.cache_clear()

@@ -12,6 +12,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
+from functools import cache
 from itertools import chain
 from pathlib import Path
 from typing import Any, cast
@@ -77,10 +78,7 @@ def format_for(path: str | Path, fmt: str | None = None) -> str:
 def write_items(items: Sequence[Item], path: str | Path, format: str | None = None,
                 meta: dict[str, Any] | None = None) -> None:
     """Write items (all of one suite's) to `path`; ".gz" compresses. Paper TSVs carry no metadata."""
-    path = Path(path)
-    fmt = format_for(path, format)
-    text = render_items(items, fmt, meta)
-    write_output(path, text, "the item file")
+    write_output(Path(path), render_items(items, format_for(path, format), meta), "the item file")
 
 
 def render_items(items: Sequence[Item], fmt: str, meta: dict[str, Any] | None = None) -> str:
@@ -93,16 +91,15 @@ def render_items(items: Sequence[Item], fmt: str, meta: dict[str, Any] | None = 
     header = {"kind": suite, "count": len(items), **(meta or {})}  # "kind": the files' key for the suite
     if fmt == "paper-tsv":
         return _paper_text(items, suite)
+    names = field_names(suite)
     if fmt == "csv":
         out = io.StringIO()
         out.write("# " + json.dumps({META_KEY: header}, ensure_ascii=False) + "\n")
         writer = csv.writer(out, lineterminator="\n")
-        names = field_names(suite)
         writer.writerow(names)
         for item in items:
             writer.writerow(_cell(getattr(item, n)) for n in names)
         return out.getvalue()
-    names = field_names(suite)
     lines = [json.dumps({META_KEY: header}, ensure_ascii=False)]
     lines += [json.dumps({n: getattr(item, n) for n in names}, ensure_ascii=False)
               for item in items]
@@ -232,8 +229,7 @@ def _meta_line(line: str, lineno: int, problems: _Problems) -> dict[str, Any]:
     return {}
 
 
-def _suite_of(meta: dict[str, Any], columns: Sequence[str], lineno: int,
-              problems: _Problems) -> SuiteName | None:
+def _suite_of(meta: dict[str, Any], columns: Sequence[str], lineno: int, problems: _Problems) -> SuiteName | None:
     """The suite the metadata names (under "kind") or, failing that, the one whose item fields these
     columns are."""
     named = meta.get("kind")
@@ -252,9 +248,8 @@ def _read_jsonl(path: Path, text: str, problems: _Problems) -> ItemFile:
     lines = text.split("\n")
     has_meta = META_KEY in lines[0]
     meta = _meta_line(lines[0], 1, problems) if has_meta else {}
-    body = list(enumerate(lines[1:] if has_meta else lines, start=2 if has_meta else 1))
     records = []
-    for lineno, line in body:
+    for lineno, line in enumerate(lines[1:] if has_meta else lines, start=2 if has_meta else 1):
         if not line.strip():
             continue
         record, why = _parse_json(line)
@@ -332,8 +327,7 @@ def _read_csv(path: Path, text: str, problems: _Problems) -> ItemFile:
     return out
 
 
-def _csv_rows(text: str, first_line: int, problems: _Problems,
-              delimiter: str) -> Iterator[tuple[int, list[str]]]:
+def _csv_rows(text: str, first_line: int, problems: _Problems, delimiter: str) -> Iterator[tuple[int, list[str]]]:
     """Each row of CSV text with the line it starts on; a row the csv module refuses (a cell over
     its size limit, a stray carriage return) is a problem on its line, and reading goes on."""
     reader = csv.reader(io.StringIO(text), delimiter=delimiter)
@@ -453,22 +447,6 @@ def _paper_rows(rows: list[tuple[int, list[str]]], width: int,
         yield lineno, row
 
 
-class _ScaleCache(dict[tuple[str, str, str, str], str]):
-    """The lexicon scale of (verb, noun, weak, strong), looked up once per combination."""
-
-    def __init__(self, lexicon: Lexicon) -> None:
-        """An empty cache over one lexicon."""
-        super().__init__()
-        self.lexicon = lexicon
-
-    def __call__(self, verb: str, noun: str, weak: str, strong: str) -> str:
-        """The scale name, or "" when no frame of the lexicon has these words."""
-        key = (verb, noun, weak, strong)
-        if key not in self:
-            self[key] = self.lexicon.scale_of(verb, noun, (weak, strong))
-        return self[key]
-
-
 def _flag(value: str, name: str) -> int:
     """A 0/1 column value."""
     if value not in ("0", "1"):
@@ -505,15 +483,15 @@ def _read_paper_semantic(path: Path, rows: list[tuple[int, list[str]]], lexicon:
         parsed.append((lineno, flags, context + " one.", followup, connective,
                        (verb, noun, pronoun, modal), (first, second)))
     found = sorted({names[p[4]] for p in parsed if p[4] in names})
+    out = ItemFile(str(path), SuiteName.SEMANTIC, "paper-tsv")
     if len(found) != 1:
         problems.add(2, f"a paper TSV holds one construction; found {found or 'none'}")
-        return ItemFile(str(path), SuiteName.SEMANTIC, "paper-tsv")
-    out = ItemFile(str(path), SuiteName.SEMANTIC, "paper-tsv")
+        return out
     repeats: Counter[tuple[Any, ...]] = Counter()
-    scales = _ScaleCache(lexicon)
+    scales = cache(lexicon.scale_of)  # each (verb, noun, adjectives) looked up once
     for lineno, flags, context, followup, connective, (verb, noun, pronoun, modal), adjs in parsed:
         weak, strong = adjs if flags[0] == 0 else adjs[::-1]
-        scale = scales(verb, noun, weak, strong)
+        scale = scales(verb, noun, (weak, strong))
         key = (context, followup, connective)
         out.items.append(build(
             SemanticItem, construction=found[0], connective=connective,
@@ -535,7 +513,7 @@ def _read_paper_syntax(path: Path, rows: list[tuple[int, list[str]]], lexicon: L
     names[SYNTAX_CONTROL] = SYNTAX_CONTROL
     out = ItemFile(str(path), SuiteName.SYNTAX, "paper-tsv")
     repeats: Counter[tuple[Any, ...]] = Counter()
-    scales = _ScaleCache(lexicon)
+    scales = cache(lexicon.scale_of)  # each (verb, noun, adjectives) looked up once
     for lineno, row in _paper_rows(rows, len(PAPER_SYNTAX_COLUMNS), problems):
         cxn, swapped, _, _, sentence, verb, noun, pronoun, modal, manipulation = row[:10]
         if cxn not in names:
@@ -551,7 +529,7 @@ def _read_paper_syntax(path: Path, rows: list[tuple[int, list[str]]], lexicon: L
                                  "(or Swapped_Condition is not 0/1)")
             continue
         weak, strong = (first[1], second[1]) if swapped == "0" else (second[1], first[1])
-        scale = scales(verb, noun, weak, strong)
+        scale = scales(verb, noun, (weak, strong))
         ours = PAPER_MANIPULATIONS[manipulation]
         key = (cxn, ours, sentence)
         out.items.append(build(

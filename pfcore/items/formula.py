@@ -61,8 +61,7 @@ class RegionRef:
         if self.number is None:
             found = [v for (cond, _), v in values.items() if cond == self.condition]
             if not found:
-                raise InputError(f"no region values for condition {self.condition!r} (needed by "
-                                 f"{self})")
+                raise InputError(f"no region values for condition {self.condition!r} (needed by {self})")
             return float(sum(found))
         try:
             return float(values[self.condition, self.number])
@@ -87,9 +86,7 @@ class Number:
 
     def __str__(self) -> str:
         """Whole numbers without a fraction, others as Python writes floats."""
-        if self.value.is_integer() and abs(self.value) < 1e15:
-            return str(int(self.value))
-        return repr(self.value)
+        return str(int(self.value)) if self.value.is_integer() and abs(self.value) < 1e15 else repr(self.value)
 
 
 @dataclass(frozen=True)
@@ -193,8 +190,7 @@ def _grammar() -> pp.ParserElement:
     operand.set_name("region, number or bracketed expression")
     level = operand
     for precedence, symbols in LEVEL_OPERATORS.items():
-        level = (level + pp.ZeroOrMore(pp.one_of(symbols) + level)).set_parse_action(
-            _chain_action(precedence))
+        level = (level + pp.ZeroOrMore(pp.one_of(symbols) + level)).set_parse_action(_chain_action(precedence))
     expression <<= level
     return expression
 

@@ -77,8 +77,7 @@ def generate_semantic(lexicon: Lexicon, constructions: Iterable[str | Definition
     follow-up order, in the published row order (construction by construction)."""
     bases = iter_bases(lexicon, paper_compatible=paper_compatible)
     items = []
-    for definition in resolve_constructions(lexicon, constructions, paper_compatible=paper_compatible,
-                                            folder=folder):
+    for definition in resolve_constructions(lexicon, constructions, paper_compatible=paper_compatible, folder=folder):
         _applies(definition, SuiteName.SEMANTIC)
         for base in _bases_for(bases, lexicon, definition):
             for connective in (definition.connective, definition.semantic_control):
@@ -107,8 +106,7 @@ def manipulations(base: Base, connective: str) -> dict[str, str]:
         "Pseudocleft": f"{capitalize(base.np(weak))}, {connective} {base.one(strong)}, {subject}.",
         "CP Conjunction": base.clause(weak, connective, f"{subject} {base.one(strong)}"),
         "VP Conjunction": base.clause(weak, connective, f"{verb} {base.one(strong)}"),
-        "VP Gap Conjunction": base.clause(weak, connective,
-                                          f"{pronoun.gap_partner} {base.one(strong)}"),
+        "VP Gap Conjunction": base.clause(weak, connective, f"{pronoun.gap_partner} {base.one(strong)}"),
     }
 
 
@@ -140,8 +138,7 @@ def generate_syntax(lexicon: Lexicon, constructions: Iterable[str | Definition] 
     return items
 
 
-def affinity_spans(sentence: str, connective: str,
-                   words: tuple[str, ...]) -> tuple[tuple[int, int], ...]:
+def affinity_spans(sentence: str, connective: str, words: tuple[str, ...]) -> tuple[tuple[int, int], ...]:
     """Character spans of the chosen fixed words inside the connective that follows ", "."""
     start = sentence.index(f", {connective} ") + 2
     spans, offset = [], start
@@ -157,8 +154,7 @@ def generate_affinity(lexicon: Lexicon, constructions: Iterable[str | Definition
     """Each construction's contexts (both orders) with the character spans of its fixed words."""
     bases = iter_bases(lexicon, paper_compatible=paper_compatible)
     items = []
-    for definition in resolve_constructions(lexicon, constructions, paper_compatible=paper_compatible,
-                                            folder=folder):
+    for definition in resolve_constructions(lexicon, constructions, paper_compatible=paper_compatible, folder=folder):
         _applies(definition, SuiteName.AFFINITY)
         connective = definition.connective
         words = tuple(connective.split())

@@ -124,9 +124,7 @@ class Lexicon:
             words = self.paper.ends[frame.scale][end]
         else:
             words = frame.adjectives.get(end) or self.scales[frame.scale].ends[end]
-        if paper_compatible:
-            return tuple(self.paper.spellings.get(w, w) for w in words)
-        return words
+        return tuple(self.paper.spellings.get(w, w) for w in words) if paper_compatible else words
 
     def vocabulary(self) -> frozenset[str]:
         """Every word the lexicon itself spells (the paper-compatible section excluded)."""
@@ -185,27 +183,26 @@ class LexiconChecker(YamlChecker):
         if not isinstance(data, dict) or not data:
             self.fail((), "the lexicon must be a non-empty mapping (see data/lexicon.yaml)")
             return None
-        top = data
-        self.keys(top, (), TOP_KEYS)
-        version = top.get("version")
+        self.keys(data, (), TOP_KEYS)
+        version = data.get("version")
         if not isinstance(version, (str, int, float)) or not str(version).strip():
             self.missing(("version",))
-        constructions = self.constructions(top.get("constructions"))
-        controls = self.mapping(top.get("controls"), ("controls",))
+        constructions = self.constructions(data.get("constructions"))
+        controls = self.mapping(data.get("controls"), ("controls",))
         self.keys(controls, ("controls",), {"semantic", "syntax"})
-        scales = self.scales(top.get("scales"))
+        scales = self.scales(data.get("scales"))
         lexicon = Lexicon(
             path=str(self.path), sha256=sha256, version=str(version),
             constructions=constructions,
             semantic_control=self.text(controls.get("semantic"), ("controls", "semantic"), WORD),
             syntax_control=self.text(controls.get("syntax"), ("controls", "syntax"), WORD),
-            pronouns=self.pronouns(top.get("pronouns")),
-            modals=self.modals(top.get("modals")),
+            pronouns=self.word_pairs(data.get("pronouns"), "pronouns", Pronoun, ("subject", "gap_partner")),
+            modals=self.word_pairs(data.get("modals"), "modals", Modal, ("negative", "positive")),
             scales=scales,
-            frames=self.frames(top.get("frames"), scales),
+            frames=self.frames(data.get("frames"), scales),
             paper=PaperQuirks(),
         )
-        return replace(lexicon, paper=self.paper(top.get("paper_compatible"), lexicon))
+        return replace(lexicon, paper=self.paper(data.get("paper_compatible"), lexicon))
 
     def constructions(self, value: Any) -> dict[str, str]:
         """Construction name -> words; the name must be the words joined by underscores."""
@@ -219,14 +216,6 @@ class LexiconChecker(YamlChecker):
         if not out:
             self.fail(("constructions",), "no constructions")
         return out
-
-    def pronouns(self, value: Any) -> tuple[Pronoun, ...]:
-        """The pronoun entries."""
-        return self.word_pairs(value, "pronouns", Pronoun, ("subject", "gap_partner"))
-
-    def modals(self, value: Any) -> tuple[Modal, ...]:
-        """The modal entries."""
-        return self.word_pairs(value, "modals", Modal, ("negative", "positive"))
 
     def word_pairs(self, value: Any, section: str, cls: type, fields: tuple[str, str]) -> tuple:
         """Entries of a section whose two fields are single words (pronouns, modals)."""

@@ -54,8 +54,7 @@ def compose(text: str, source: Path) -> yaml.Node | None:
         loader = StrictLoader(text)
     except yaml.reader.ReaderError as exc:
         line = text.count("\n", 0, exc.position) + 1
-        raise InputError(f"{source}:{line}: unacceptable character #x{exc.character:04x} "
-                         f"({exc.reason})") from exc
+        raise InputError(f"{source}:{line}: unacceptable character #x{exc.character:04x} ({exc.reason})") from exc
     try:
         return loader.get_single_node()
     except yaml.MarkedYAMLError as exc:

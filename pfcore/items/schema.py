@@ -141,10 +141,8 @@ class AffinityItem:
     @classmethod
     def ids_of(cls, v: Mapping[str, Any]) -> dict[str, str]:
         """The id for this content."""
-        return {
-            "item_id": content_hash(cls.SUITE, v["construction"], v["sentence"], list(v["words"]),
-                                    [list(span) for span in v["spans"]], v["repeat"]),
-        }
+        return {"item_id": content_hash(cls.SUITE, v["construction"], v["sentence"], list(v["words"]),
+                                        [list(span) for span in v["spans"]], v["repeat"])}
 
 
 Item = SemanticItem | SyntaxItem | AffinityItem

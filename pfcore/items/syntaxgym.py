@@ -144,8 +144,7 @@ def build_suite(label: str, name: str, metric: str, region_names: dict[int, str]
         raise InputError(f"{label}: unknown metric (choose from {', '.join(METRICS)}, all, or a list of them)")
     if not items:
         raise InputError(f"{label}: the suite has no items")
-    predictions = tuple(_parse_prediction(label, index, text)
-                        for index, text in enumerate(formulas, start=1))
+    predictions = tuple(_parse_prediction(label, index, text) for index, text in enumerate(formulas, start=1))
     built = tuple(_build_item(label, region_names, raw) for raw in items)
     _check_unique(label, [item.number for item in built], "item number")
     all_conditions = tuple(dict.fromkeys(c.name for item in built for c in item.conditions))
@@ -388,15 +387,13 @@ def read_long_csv(path: str | Path) -> GymSuite:
     """A suite from SyntaxGym's long CSV (one row per region); no predictions, metric sum.
     Columns other than LONG_COLUMNS are ignored."""
     path = Path(path)
-    header, rows = _read_csv(path)
-    return _suite_from_rows(path, header, rows)
+    return _suite_from_rows(path, *_read_csv(path))
 
 
 def read_stimuli_csv(path: str | Path) -> list[Stimulus]:
     """The rows of a CSV with a `sentence` column; the other columns are kept as text."""
     path = Path(path)
-    header, rows = _read_csv(path)
-    return _stimuli_from_rows(path, header, rows)
+    return _stimuli_from_rows(path, *_read_csv(path))
 
 
 def read_stimuli(path: str | Path) -> GymSuite | list[Stimulus]:
@@ -485,7 +482,6 @@ def _suite_from_rows(path: Path, header: list[str], rows: Iterable[Row]) -> GymS
     if missing:
         raise InputError(f"{path}: a long SyntaxGym CSV needs the columns "
                          f"{_listing(LONG_COLUMNS)}; {_listing(missing)} missing")
-    label = str(path)
     region_names: dict[int, str] = {}
     items: dict[int, dict[str, list[tuple[int, str]]]] = {}
     for line, cells in rows:
@@ -497,7 +493,7 @@ def _suite_from_rows(path: Path, header: list[str], rows: Iterable[Row]) -> GymS
         conditions = items.setdefault(item, {})
         conditions.setdefault(cells["condition_name"], []).append((region, cells["content"]))
     raw = [(number, list(conditions.items())) for number, conditions in items.items()]
-    return build_suite(label, path.stem, "sum", region_names, [], raw)
+    return build_suite(str(path), path.stem, "sum", region_names, [], raw)
 
 
 def _whole_number(cells: Mapping[str, str], column: str, where: str) -> int:

@@ -194,10 +194,9 @@ def _construction(context: LessonContext, inputs: Mapping[str, str]) -> Numbers:
 
 def _words_figures(numbers: Numbers, context: LessonContext) -> tuple[go.Figure, ...]:
     """The sentence word by word, with the construction and with "or", and the difference."""
-    about = numbers["about"].iloc[0]
-    words = numbers["words"].assign(model=context.label)
-    connective = str(about["connective"])
-    return (word_lines_figure(words, connective, title=f"Word by word, with '{connective}' and with 'or'"),)
+    connective = str(numbers["about"].iloc[0]["connective"])
+    return (word_lines_figure(numbers["words"].assign(model=context.label), connective,
+                              title=f"Word by word, with '{connective}' and with 'or'"),)
 
 
 def _construction_of(numbers: Numbers) -> Construction:
@@ -307,12 +306,11 @@ def _world_aside(numbers: Numbers, context: LessonContext) -> str:
     """The anecdote note with the paper's implausible-item accuracies (its tables give plausible ones
     only), Pythia-12b's four-construction mean at the end of training where it is loaded, and the
     model's own run on the same condition."""
-    about = numbers["about"].iloc[0]
     construction = _construction_of(numbers)
     final = _final_value(context.results, IMPLAUSIBLE)
     mean = (f"Averaged over the four constructions, Pythia-12b ends its training at {percent(100 * final)} on "
             "implausible items (Figure 2, step 7)." if final is not None else "")
-    own = own_run_note(context.results, context.model, construction, str(about["condition"]))
+    own = own_run_note(context.results, context.model, construction, str(numbers["about"].iloc[0]["condition"]))
     return " ".join(filter(None, [ANECDOTE, implausible_note(context.results, construction), mean, own]))
 
 
@@ -377,8 +375,7 @@ def _try_figures(numbers: Numbers, context: LessonContext) -> tuple[go.Figure, .
 
 def _try_aside(numbers: Numbers, context: LessonContext) -> str:
     """One sentence is an anecdote: the paper's semantic accuracy beside it."""
-    return anecdote_note("Table 6", Construction(str(numbers["reading"].iloc[0]["construction"])),
-                         parameters=context.parameters)
+    return _meaning_aside({"about": numbers["reading"]}, context)
 
 
 LESSON: tuple[Step, ...] = (

@@ -169,10 +169,8 @@ class Canvas:
         """A fill: the colour, or a hatched pattern of it."""
         if not pattern or pattern not in PATTERNS:
             return colour
-        key = (colour, pattern)
-        if key not in self.patterns:
-            self.patterns[key] = f"hatch{len(self.patterns)}"
-        return f"url(#{self.patterns[key]})"
+        name = self.patterns.setdefault((colour, pattern), f"hatch{len(self.patterns)}")
+        return f"url(#{name})"
 
     def defs(self) -> str:
         """The hatch patterns used."""
@@ -185,9 +183,7 @@ class Canvas:
 
 def _each(value: Any, n: int) -> list[Any]:
     """A per-point property as a list of n (a single value repeated)."""
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return list(value)
-    return [value] * n
+    return list(value) if isinstance(value, (list, tuple, np.ndarray)) else [value] * n
 
 
 def _bars(canvas: Canvas, fig: go.Figure, x: Axis, ys: dict[str, Axis]) -> None:
@@ -252,8 +248,7 @@ def _lines(canvas: Canvas, fig: go.Figure, x: Axis, ys: dict[str, Axis]) -> None
                 canvas.add(_marker(str(trace.marker.symbol or "circle"), px, py, str(trace.marker.color or colour)))
 
 
-def _ref(ref: str | None, value: Any, x: Axis, ys: dict[str, Axis], box: Box,
-         horizontal: bool) -> float:
+def _ref(ref: str | None, value: Any, x: Axis, ys: dict[str, Axis], box: Box, horizontal: bool) -> float:
     """A shape's or note's coordinate in pixels, by its reference (data, domain or paper)."""
     left, top, right, bottom = box
     ref = ref or ("x" if horizontal else "y")
@@ -264,8 +259,7 @@ def _ref(ref: str | None, value: Any, x: Axis, ys: dict[str, Axis], box: Box,
     return x.px(value) if horizontal else ys.get(ref, ys["y"]).px(value)
 
 
-def _shapes(canvas: Canvas, fig: go.Figure, x: Axis, ys: dict[str, Axis], box: Box,
-            *, below: bool) -> None:
+def _shapes(canvas: Canvas, fig: go.Figure, x: Axis, ys: dict[str, Axis], box: Box, *, below: bool) -> None:
     """The figure's bands (below the data) or lines (above it)."""
     for shape in fig.layout.shapes:
         if (shape.type == "rect") != below:
@@ -313,8 +307,7 @@ def _axes(canvas: Canvas, fig: go.Figure, x: Axis, ys: dict[str, Axis], box: Box
                 canvas.add(f'<line x1="{left:.1f}" y1="{py:.1f}" x2="{right:.1f}" y2="{py:.1f}" stroke="#e5e5e5"/>')
                 canvas.text(left - 6, py + 4, label, anchor="end")
         if layout.title.text:
-            middle = (y.start + y.end) / 2
-            canvas.text(18, middle, layout.title.text, rotate=-90)
+            canvas.text(18, (y.start + y.end) / 2, layout.title.text, rotate=-90)
 
 
 def _legend(canvas: Canvas, fig: go.Figure) -> None:

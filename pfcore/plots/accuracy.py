@@ -17,28 +17,23 @@ def accuracy_vs_parameters_figure(models: pd.DataFrame, chance: float | None = 5
     `models` has columns model, parameters, pretraining_tokens, accuracy and optionally
     model_type (one trace per type, marked by symbol), as analysis.models.per_model_average gives.
     """
-    require_columns(models, ("model", "parameters", "pretraining_tokens", "accuracy"),
-             "accuracy_vs_parameters_figure")
-    types = models["model_type"] if "model_type" in models.columns else pd.Series(
-        "model", index=models.index)
+    require_columns(models, ("model", "parameters", "pretraining_tokens", "accuracy"), "accuracy_vs_parameters_figure")
+    types = models["model_type"] if "model_type" in models.columns else pd.Series("model", index=models.index)
     log_tokens = np.log10(models["pretraining_tokens"].astype(float))
     fig = go.Figure()
     for kind in dict.fromkeys(types):
         part = models[types == kind]
         fig.add_trace(go.Scatter(
             x=part["parameters"], y=part["accuracy"], mode="markers", name=str(kind),
-            text=part["model"], hovertemplate="%{text}<br>%{x:.3s} parameters<br>"
-                                              "accuracy %{y:.1f}<extra></extra>",
+            text=part["model"], hovertemplate="%{text}<br>%{x:.3s} parameters<br>accuracy %{y:.1f}<extra></extra>",
             marker={"symbol": SYMBOLS.get(str(kind), "circle"), "size": 10,
                     "color": log_tokens[types == kind], "coloraxis": "coloraxis"}))
     if chance is not None:
         fig.add_hline(y=chance, line_dash="dash", line_color="grey", annotation_text="chance")
     fig.update_xaxes(type="log", title_text="Parameters (log scale)")
     fig.update_yaxes(title_text="Accuracy (%), mean of the four constructions")
-    fig.update_layout(coloraxis={"colorscale": "Viridis",
-                                 "colorbar": {"title": {"text": "log10 tokens"}}},
-                      legend_title_text="Model type")
-    return fig
+    return fig.update_layout(coloraxis={"colorscale": "Viridis", "colorbar": {"title": {"text": "log10 tokens"}}},
+                             legend_title_text="Model type")
 
 
 def accuracy_bars_figure(accuracy: pd.DataFrame, chance: float | None = 0.5, title: str | None = None) -> go.Figure:
@@ -46,8 +41,7 @@ def accuracy_bars_figure(accuracy: pd.DataFrame, chance: float | None = 0.5, tit
 
     `accuracy` has columns construction, filter, accuracy, ci_low, ci_high (0-1 scale).
     """
-    require_columns(accuracy, ("construction", "filter", "accuracy", "ci_low", "ci_high"),
-             "accuracy_bars_figure")
+    require_columns(accuracy, ("construction", "filter", "accuracy", "ci_low", "ci_high"), "accuracy_bars_figure")
     fig = go.Figure()
     for filt, group in accuracy.groupby("filter", sort=False):
         fig.add_trace(go.Bar(
@@ -70,5 +64,4 @@ def mark_own_runs(fig: go.Figure, own_suffix: str) -> go.Figure:
     of the colour bar)."""
     fig.for_each_trace(lambda t: t.update(marker_symbol="star", marker_size=18)
                        if t.name and t.name.endswith(own_suffix) else None)
-    fig.update_layout(legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0})
-    return fig
+    return fig.update_layout(legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0})

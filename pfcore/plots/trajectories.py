@@ -88,8 +88,7 @@ def construction_panels_figure(curves: pd.DataFrame, *, log_x: bool = True,
 
     `curves` has columns construction, filter, step, value.
     """
-    require_columns(curves, ("construction", "filter", "step", "value"),
-                    "construction_panels_figure")
+    require_columns(curves, ("construction", "filter", "step", "value"), "construction_panels_figure")
     constructions = list(dict.fromkeys(curves["construction"]))
     cols = min(2, len(constructions))
     rows = math.ceil(len(constructions) / cols)
@@ -110,8 +109,7 @@ def construction_panels_figure(curves: pd.DataFrame, *, log_x: bool = True,
                                      hovertemplate=STEP_HOVER),
                           row=row + 1, col=col + 1)
         if chance is not None:
-            fig.add_hline(y=chance, line_dash="dash", line_color="grey", row=row + 1,
-                          col=col + 1)
+            fig.add_hline(y=chance, line_dash="dash", line_color="grey", row=row + 1, col=col + 1)
     _step_axis(fig, log_x, rows)
     fig.update_xaxes(showticklabels=True)
     fig.update_yaxes(showticklabels=True)  # shared axes would hide the right-hand panels' tick labels
@@ -156,9 +154,8 @@ def curves_figure(data: pd.DataFrame, title: str) -> go.Figure:
 
 def construction_figure(data: pd.DataFrame, title: str | None = None) -> go.Figure:
     """Figure 3: a panel per construction, a line per filter."""
-    fig = construction_panels_figure(data, log_x=log_axis(data["step"]))
-    fig.update_layout(height=660, title=title, margin={"t": 90})
-    return fig
+    return construction_panels_figure(data, log_x=log_axis(data["step"])).update_layout(
+        height=660, title=title, margin={"t": 90})
 
 
 def fd_figure(results: Sequence[FDCorrelation], title: str | None = None) -> go.Figure:

@@ -47,7 +47,6 @@ NEAR_MISSES: tuple[tuple[str, str], ...] = (
 )
 
 
-
 @dataclass(frozen=True)
 class FrameFit:
     """How a sentence fits the paper's frame: PRONOUN MODAL VERB ADJ1 NOUN, CONNECTIVE ADJ2 one.

@@ -110,11 +110,7 @@ def kind_of(head: Token, start: int | None = None) -> str:
             return "clause"
         bare = head.tag_ == "VBN" and not any(c.dep_ in OBJECTS for c in head.children)
         return "AP" if bare else "VP"  # a participle without an object is read as an adjective
-    if head.pos_ == "ADP":
-        return "PP"
-    if head.pos_ in ("ADJ", "ADV"):
-        return "AP"
-    return "NP"
+    return "PP" if head.pos_ == "ADP" else "AP" if head.pos_ in ("ADJ", "ADV") else "NP"
 
 
 @dataclass(frozen=True)
@@ -176,8 +172,7 @@ def _second_head(doc: Doc, conj: Token) -> Token | None:
 def _clipped_end(doc: Doc, head: Token, conj: Token) -> int:
     """The token index where focus 2 ends: its head's subtree, up to the first punctuation mark."""
     end = head.right_edge.i + 1
-    stop = next((t.i for t in doc[conj.i + 1:end] if t.is_punct and t.i > head.i), end)
-    return min(end, stop)
+    return next((t.i for t in doc[conj.i + 1:end] if t.is_punct and t.i > head.i), end)
 
 
 def _first_phrase(doc: Doc, second: _Second, last: int) -> tuple[Token, int] | None:
@@ -267,19 +262,12 @@ def _end_char(doc: Doc, index: int) -> int:
     return doc[index].idx + len(doc[index].text)
 
 
-def _token_at(doc: Doc, char: int) -> Token | None:
-    """The token that starts at character `char`."""
-    return next((t for t in doc if t.idx == char), None)
-
-
 def graded_after(text: str, end: int) -> str:
     """The word right after character `end` when the parser reads it as graded (an adjective, an
     adverb or a participle: "much less expensive", "much less often"); '' otherwise."""
     doc = parse(text)
     word = next((t for t in doc if t.idx >= end and not t.is_punct), None)
-    if word is None:
-        return ""
-    return word.text if word.tag_ in ("JJ", "JJR", "JJS", "RB", "RBR", "RBS", "VBN") else ""
+    return word.text if word is not None and word.tag_ in ("JJ", "JJR", "JJS", "RB", "RBR", "RBS", "VBN") else ""
 
 
 def dismissal(text: str, start: int, end: int) -> str:

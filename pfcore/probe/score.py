@@ -47,9 +47,8 @@ def score_probe(scorer: RequestScorer, probe: Probe, entailed: str, contradicted
         raise InputError(probe.message)
     reduction = checked_reduction(reduction)
     entailed, contradicted = checked_pair(entailed, contradicted)
-    requests = detail_requests(probe, entailed, contradicted)
-    return detail_result(scorer, probe, entailed, contradicted, score_cached(scorer, requests, cache),
-                         reduction=reduction, top_k=top_k)
+    scores = score_cached(scorer, detail_requests(probe, entailed, contradicted), cache)
+    return detail_result(scorer, probe, entailed, contradicted, scores, reduction=reduction, top_k=top_k)
 
 
 def detail_requests(probe: Probe, entailed: str, contradicted: str) -> list[Request]:
@@ -134,15 +133,13 @@ def score_manipulations(scorer: RequestScorer, probe: Probe, cache: ScoreCache |
                         reduction: Reduction = Reduction.MEAN) -> pd.DataFrame:
     """Per manipulation, the surprisal rise over the base sentence with the construction and with
     "and" (mean log-prob per token, as the syntactic suite), and whether the construction's is larger."""
-    requests = manipulation_requests(probe)
-    return manipulation_table(probe, score_cached(scorer, requests, cache), reduction=reduction)
+    return manipulation_table(probe, score_cached(scorer, manipulation_requests(probe), cache), reduction=reduction)
 
 
 def manipulation_requests(probe: Probe) -> list[Request]:
     """The manipulated and base sentences of a frame sentence, as the syntactic suite scores them."""
     if not probe.fits_frame:
-        raise InputError("manipulations need a sentence in the paper's frame, e.g. "
-                         f"'{FRAME_EXAMPLE}'")
+        raise InputError(f"manipulations need a sentence in the paper's frame, e.g. '{FRAME_EXAMPLE}'")
     return syntax.requests(probe.syntax_items)
 
 

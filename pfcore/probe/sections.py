@@ -78,8 +78,7 @@ def probe_sections(scorer: RequestScorer, probe: Probe, *, sections: Collection[
         parts[Section.MANIPULATIONS] = manipulation_requests(probe)
     bow = scorer.bow_scorer() if corrected else None
     stats = ScoreStats()
-    scores = _split(parts, score_cached(bow or scorer, [r for rs in parts.values() for r in rs], cache,
-                                        stats=stats))
+    scores = _split(parts, score_cached(bow or scorer, [r for rs in parts.values() for r in rs], cache, stats=stats))
     plain = {k: [unpack_bow(s)[0] for s in v] if bow is not None else v for k, v in scores.items()}
     return _built(scorer, probe, parts, scores, plain, plan=plan, chosen=chosen, packed=bow is not None,
                   reduction=reduction, corrected=corrected, top_k=top_k, stats=stats)

@@ -58,9 +58,8 @@ def swap_foci(probe: Probe) -> Swap:
     swapped = replace(probe, text=text, span=(start, start + probe.span[1] - probe.span[0]), focus1=first,
                       focus2=second, focus1_span=(a, a + len(first)), focus2_span=(c + shift, c + shift + len(second)),
                       frame=None, proposed=None, manipulations=(), syntax_items=(), block=())
-    control = swapped.sentence_with(probe.control_word)
-    message = f"The sentence with its foci exchanged: focus 1 '{first}', focus 2 '{second}'."
-    swapped = replace(swapped, control=control, message=message)
+    swapped = replace(swapped, control=swapped.sentence_with(probe.control_word),
+                      message=f"The sentence with its foci exchanged: focus 1 '{first}', focus 2 '{second}'.")
     return Swap(swapped, broken_parse(probe, swapped))
 
 

@@ -243,8 +243,7 @@ def _block_plan(probe: Probe) -> list[PlannedDecision]:
 
 def _block_decisions(plan: DecisionPlan, scores: Sequence[TokenScores], reduction: Reduction) -> list[Decision]:
     """The four decisions of the block, decided by `suites.semantic` itself."""
-    items = list(plan.probe.block)
-    rows = semantic.decisions(semantic.row_scores(items, scores, reduction)).set_index(
+    rows = semantic.decisions(semantic.row_scores(list(plan.probe.block), scores, reduction)).set_index(
         ["context_order", "followup_order"])
     out = []
     for p in plan.planned:

@@ -16,11 +16,10 @@ def labelled_tokens(result: ProbeResult) -> pd.DataFrame:
     """The per-token table with a `panel` column naming each text in words."""
     probe = result.probe
     words = {"construction": f"'{probe.connective}'", "control": f"'{probe.control_word}'"}
-    tokens = result.tokens.copy()
-    tokens["panel"] = [f"{PART_NAMES[part]} after {words[context]}" if part in PART_NAMES
-                       else f"the sentence with {words[context]}"
-                       for part, context in zip(tokens["part"], tokens["context"])]
-    return tokens
+    tokens = result.tokens
+    return tokens.assign(panel=[f"{PART_NAMES[part]} after {words[context]}" if part in PART_NAMES
+                                else f"the sentence with {words[context]}"
+                                for part, context in zip(tokens["part"], tokens["context"])])
 
 
 def followup_tokens(result: ProbeResult) -> pd.DataFrame:

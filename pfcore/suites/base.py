@@ -104,7 +104,6 @@ class Suite(ABC, Generic[Items]):
     headline: tuple[str, ...] = ("all",)  # the filters shown first
     metric: str = "accuracy"  # the main number's name in the results table
     chance: float | None = 0.5
-    requests_per_item: int = 1
     paired_focus: bool = False  # one of the paper's own suites (what the Run page offers)
     pivoted: bool = False  # its summary prints as construction x headline filter, in percent
     percent: bool = True  # its main number is a share, read in percent (False: a probability, read as it is)

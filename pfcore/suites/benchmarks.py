@@ -47,7 +47,6 @@ class BenchmarkSuite(Suite["pd.DataFrame"]):
         """The benchmark's content-hash ids."""
         return list(items["item_id"])
 
-
     def reduction(self, config: RunConfig, method: ScoringMethod) -> Reduction:
         """The reduction the paper used for this benchmark."""
         return self._reduction
@@ -62,8 +61,7 @@ class BenchmarkSuite(Suite["pd.DataFrame"]):
             return reduce_all(ctx.scores([Request("", t) for t in texts], report=False), ctx.reduction)
 
         def conditionals(prefixes: list[str], texts: list[str]) -> list[float]:
-            requests = [Request(p, t) for p, t in zip(prefixes, texts)]
-            return reduce_all(ctx.scores(requests, report=False), ctx.reduction)
+            return reduce_all(ctx.scores([Request(p, t) for p, t in zip(prefixes, texts)], report=False), ctx.reduction)
 
         fn = conditionals if self.rule.conditional else sequences
         return self.rule.score(items, fn, batch_size=BATCH, progress=ctx.progress)

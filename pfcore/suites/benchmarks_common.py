@@ -5,7 +5,7 @@ import io
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -106,9 +106,7 @@ def _parse_record(line: str, where: str, required: Sequence[str]) -> dict:
 def parse_csv(text: str, where: str, required: Sequence[str]) -> pd.DataFrame:
     """Rows of CSV text whose leading '#' lines (EWoK's canary) are skipped; every cell stays a string."""
     lines = text.splitlines(keepends=True)
-    skipped = 0
-    while skipped < len(lines) and lines[skipped].startswith("#"):
-        skipped += 1
+    skipped = next((i for i, line in enumerate(lines) if not line.startswith("#")), len(lines))
     try:
         frame = pd.read_csv(io.StringIO("".join(lines[skipped:])), dtype=str, keep_default_na=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
@@ -127,8 +125,7 @@ def read_parquet(path: Path, required: Sequence[str]) -> pd.DataFrame:
     return frame
 
 
-def check_columns(frame: pd.DataFrame, required: Sequence[str], where: str,
-                  first_line: int | None) -> None:
+def check_columns(frame: pd.DataFrame, required: Sequence[str], where: str, first_line: int | None) -> None:
     """Raise InputError when a required column is absent or a cell of it is empty (with its line or row)."""
     missing = [name for name in required if name not in frame.columns]
     if missing:
@@ -160,12 +157,6 @@ def check_limit(limit: int | None) -> None:
 
 # ---------------------------------------------------------------- scoring
 
-def _batches(order: Sequence[int], size: int) -> Iterator[Sequence[int]]:
-    """Consecutive slices of `order` of at most `size` elements."""
-    for start in range(0, len(order), size):
-        yield order[start:start + size]
-
-
 def _score_requests(jobs: Sequence[tuple[str, ...]],
                     score_batch: Callable[[list[tuple[str, ...]]], list[float]],
                     batch_size: int, progress: Progress | None) -> np.ndarray:
@@ -176,7 +167,8 @@ def _score_requests(jobs: Sequence[tuple[str, ...]],
     order = sorted(range(len(unique)), key=lambda i: -sum(len(part) for part in unique[i]))
     values = np.full(len(unique), np.nan)
     done = 0
-    for batch in _batches(order, batch_size):
+    for start in range(0, len(order), batch_size):
+        batch = order[start:start + batch_size]
         scores = score_batch([unique[i] for i in batch])
         if len(scores) != len(batch):
             raise ValueError(f"scorer returned {len(scores)} scores for {len(batch)} texts")
@@ -209,9 +201,7 @@ def score_sentence_pairs(items: pd.DataFrame, score_fn: SequenceScorer, batch_si
     """Score sentence_good and sentence_bad; correct when the good sentence is strictly more probable."""
     texts = items["sentence_good"].tolist() + items["sentence_bad"].tolist()
     scores = sequence_scores(texts, score_fn, batch_size, progress)
-    scored = items.copy()
-    scored["logprob_good"] = scores[:len(items)]
-    scored["logprob_bad"] = scores[len(items):]
+    scored = items.assign(logprob_good=scores[:len(items)], logprob_bad=scores[len(items):])
     scored["correct"] = scored["logprob_good"] > scored["logprob_bad"]
     return scored
 

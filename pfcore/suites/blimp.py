@@ -106,6 +106,4 @@ def summarize_blimp(scored: pd.DataFrame) -> pd.DataFrame:
 
 
 SUITE = BenchmarkSuite(SuiteName.BLIMP, "BLiMP (grammatical vs ungrammatical pairs)", HUB_ID, Reduction.SUM,
-                       BenchmarkRule(load_blimp, score_sentence_pairs, summarize_blimp, conditional=False,
-                                     needs_password=False),
-                       chance=0.5)
+                       BenchmarkRule(load_blimp, score_sentence_pairs, summarize_blimp, conditional=False))

@@ -34,8 +34,7 @@ COLUMNS = ["item_id", "comps_id", *METADATA, "sentence_good", "sentence_bad"]
 SUMMARY_GROUPS = {"negative_sample_type": "negative_"}
 
 
-def load_comps(source: str | Path = HUB_ID, config: str = "base",
-               limit: int | None = None) -> pd.DataFrame:
+def load_comps(source: str | Path = HUB_ID, config: str = "base", limit: int | None = None) -> pd.DataFrame:
     """COMPS items from a comps_<config>.jsonl file, a folder holding one, parquet files, or the hub."""
     check_limit(limit)
     local = local_or_hub(source)
@@ -88,6 +87,4 @@ def summarize_comps(scored: pd.DataFrame) -> pd.DataFrame:
 
 
 SUITE = BenchmarkSuite(SuiteName.COMPS, "COMPS (concept properties)", HUB_ID, Reduction.SUM,
-                       BenchmarkRule(load_comps, score_sentence_pairs, summarize_comps, conditional=False,
-                                     needs_password=False),
-                       chance=0.5)
+                       BenchmarkRule(load_comps, score_sentence_pairs, summarize_comps, conditional=False))

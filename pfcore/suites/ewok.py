@@ -49,8 +49,7 @@ SCORE_COLUMNS = {  # column -> (context, target)
 }
 
 
-def load_ewok(source: str | Path = HUB_ID, password: str | None = None,
-              limit: int | None = None) -> pd.DataFrame:
+def load_ewok(source: str | Path = HUB_ID, password: str | None = None, limit: int | None = None) -> pd.DataFrame:
     """EWoK items from a (password-protected) zip, a folder or file of csv/parquet/jsonl, or the hub."""
     check_limit(limit)
     local = local_or_hub(source)
@@ -107,8 +106,7 @@ def _read_zip(path: Path, password: str | None) -> pd.DataFrame:
                          ignore_index=True)
 
 
-def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path,
-                 password: str | None) -> pd.DataFrame:
+def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path, password: str | None) -> pd.DataFrame:
     """One csv member, decrypted with `password` when it is encrypted."""
     where = f"{path}:{info.filename}"
     if info.flag_bits & 0x1 and not password:

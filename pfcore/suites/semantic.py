@@ -43,8 +43,7 @@ def requests(items: Sequence[SemanticItem], method: ScoringMethod = ScoringMetho
     return [Request(item.context, filled(item, fill)) for item in items for fill in item.fills[:2]]
 
 
-def row_scores(items: Sequence[SemanticItem], scores: Sequence[TokenScores],
-               reduction: Reduction) -> pd.DataFrame:
+def row_scores(items: Sequence[SemanticItem], scores: Sequence[TokenScores], reduction: Reduction) -> pd.DataFrame:
     """One row per item with log P of each fill and their difference (the log-odds)."""
     values = np.array(reduce_all(scores, reduction)).reshape(len(items), 2)
     return rows_from_logps(items, values[:, 0], values[:, 1])
@@ -142,7 +141,6 @@ class SemanticSuite(ItemSuite[SemanticItem]):
     paired_focus = pivoted = True
     paper_filter = "aligned"
     block = "block_id"
-    requests_per_item = 2
     reads = (BLANK, TEXTS)  # a masked model reads the blank's fill (its masked-token readout) by default
 
     def reduction(self, config: RunConfig, method: ScoringMethod) -> Reduction:

@@ -43,8 +43,7 @@ def render_mixed_effects() -> None:
             "se": st.column_config.NumberColumn("SE", format="%.3f"),
             "z": st.column_config.NumberColumn(format="%.2f"),
             "p": st.column_config.NumberColumn(format="%.3g")})
-        download_csv(tables.table, "mixed_effects.csv", "Download the coefficients (CSV)",
-                     key="mixed_effects_csv")
+        download_csv(tables.table, "mixed_effects.csv", "Download the coefficients (CSV)", key="mixed_effects_csv")
         with st.expander("What was tried to reproduce the paper's p = .011"):
             if st.button("Refit under each explanation (about 10 s)", key="mixed_refits"):
                 refits = _refits()

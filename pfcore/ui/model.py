@@ -170,8 +170,7 @@ def compare_picker(primary: ModelSpec) -> tuple[ModelSpec, ...]:
         st.session_state["model_compare"] = [m for m in st.session_state.get("model_compare", []) if m in options]
     picked = st.sidebar.multiselect(
         "Compare with", [o for o in options if o != primary.label], key="model_compare",
-        accept_new_options=not policy.public,
-        max_selections=MAX_COMPARED, persist_state="session",
+        accept_new_options=not policy.public, max_selections=MAX_COMPARED, persist_state="session",
         help=f"up to {MAX_COMPARED} more models, one per entry: a hub id (add @revision, e.g. "
              "EleutherAI/pythia-160m@step1000), a local folder or a .gguf file; each loads only when a "
              "score is not in the score cache, and at most two stay in memory")
@@ -204,9 +203,7 @@ def scorer(spec: ModelSpec, method: ScoringMethod | None = None, *, bos: bool = 
 def lazy_scorer(spec: ModelSpec) -> RequestScorer:
     """A scorer that loads its model (through the app's cache) only when a score is not in the
     score cache: compared models come back from the cache without taking memory."""
-    if is_fake(spec):
-        return FakeScorer()
-    return LazyScorer(spec, kind_of(spec.kind).text_method, source=scorer)
+    return FakeScorer() if is_fake(spec) else LazyScorer(spec, kind_of(spec.kind).text_method, source=scorer)
 
 
 def is_fake(spec: ModelSpec) -> bool:

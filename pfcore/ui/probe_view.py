@@ -329,15 +329,11 @@ def scored_sections(request: ProbeRequest, models: Models, *, detail: int) -> di
                 for label, s in models.scorers.items()}
 
 
-
 def _banner(label: str, verdict: ProbeVerdict) -> None:
     """One model's verdict: green, yellow or blue for consistent, against or mixed; one decision,
     which is no verdict, in a neutral box."""
-    show = BANNER.get(verdict.verdict)
-    if show is not None:
-        show(verdict_line(label, verdict))
-    else:
-        st.container(border=True).markdown(verdict_line(label, verdict))
+    show = BANNER.get(verdict.verdict) or st.container(border=True).markdown
+    show(verdict_line(label, verdict))
 
 
 def verdicts_section(request: ProbeRequest, models: Models, shown: Mapping[str, ProbeSections]) -> None:

@@ -185,8 +185,7 @@ def score_group(scorer: RequestScorer, suite: SuiteName, group_id: str) -> Group
 
 def _score_semantic(scorer: RequestScorer, items: Sequence[SemanticItem]) -> GroupScores:
     """Log P of each fill given the context, log-odds per row, the 4 decisions, token surprisals."""
-    requests = semantic.requests(items)
-    scores = score_persistent(scorer, requests)
+    scores = score_persistent(scorer, semantic.requests(items))
     rows = semantic.row_scores(items, scores, Reduction.MEAN)
     rows.insert(0, "row", [row_name(i) for i in items])
     labels = [{"row": row_name(i), "fill": fill, "text": semantic.filled(i, fill)}

@@ -71,11 +71,9 @@ def score_trial(trial: Trial, scorer: RequestScorer, blocks: int, progress: Prog
     deployment().check_blocks(blocks)
     own = limit_blocks(generate_semantic(load_lexicon(), [trial.definition]), blocks)
     four = limit_blocks([i for i in default_items(SuiteName.SEMANTIC) if isinstance(i, SemanticItem)], blocks)
-    items = [*four, *own]
-    reduction = SUITE.reduction(RunConfig(), scorer.method)
     with ScoreCache() as cache:
-        ctx = ScoreContext(scorer, cache, progress, reduction)
-        summary = SUITE.summarize(SUITE.decide(SUITE.score(items, ctx)))
+        ctx = ScoreContext(scorer, cache, progress, SUITE.reduction(RunConfig(), scorer.method))
+        summary = SUITE.summarize(SUITE.decide(SUITE.score([*four, *own], ctx)))
     shown = summary[summary["filter"].isin(SHOWN_FILTERS)].copy()
     shown["origin"] = ["user-defined" if c == trial.definition.name else "the paper's" for c in shown["construction"]]
     decisions = shown[shown["filter"] == "all"].set_index("construction")["n"]  # one label for every filter's bar
