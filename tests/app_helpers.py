@@ -7,7 +7,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
-TIMEOUT = 120
+TIMEOUT = 600  # an AppTest run that takes longer is hung; a busy machine runs them 5-10 times slower
 ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")  # a markdown backslash escape of ASCII punctuation
 
 
