@@ -23,6 +23,7 @@ from pfcore.scoring.models import MODELS
 from pfcore.scoring.requests import RequestScorer
 from pfcore.ui.downloads import EXPORT_FORMATS
 from pfcore.ui.errors import message_for
+from pfcore.ui.text import plain
 
 log = logging.getLogger(__name__)
 MAX_COMPARED = 3  # models beside the sidebar model: four side by side in all
@@ -240,7 +241,7 @@ def sidebar_model(*, wait: bool = True) -> ModelChoice | None:
     if spec is None:
         return None
     if is_fake(spec):
-        st.sidebar.warning(f"**{spec.name}** ready: a deterministic stand-in for tests, not a "
+        st.sidebar.warning(f"**{plain(spec.name)}** ready: a deterministic stand-in for tests, not a "
                            "language model; its numbers mean nothing.")
         return ModelChoice(spec, None, compare_picker(spec))
     if not wait and MODELS.being_loaded(spec):
@@ -248,13 +249,13 @@ def sidebar_model(*, wait: bool = True) -> ModelChoice | None:
         _loading_note(spec, 0.0)
         return None
     try:
-        with st.sidebar, st.spinner(f"Loading {spec.label}..."):
+        with st.sidebar, st.spinner(f"Loading {plain(spec.label)}..."):
             loaded = cached_model(spec)
     except PfcoreError as exc:
-        st.sidebar.error(str(exc) if deployment().allows_paths else public_load_error(exc))
+        st.sidebar.error(plain(exc) if deployment().allows_paths else public_load_error(exc))
         return None
     parameters = parameter_count(loaded)
-    st.sidebar.success(f"**{spec.label}** ({spec.kind}) ready: {parameters / 1e6:,.1f}M "
+    st.sidebar.success(f"**{plain(spec.label)}** ({spec.kind}) ready: {parameters / 1e6:,.1f}M "
                        f"parameters, loaded in {loaded.seconds:.1f} s")
     if deployment().allows_paths:
         st.sidebar.caption(f"from `{loaded.source}`")
@@ -285,5 +286,5 @@ def _loading_note(spec: ModelSpec, seconds: float) -> None:
     """The sidebar's status while the model loads."""
     _, slot = _PENDING.value
     waited = f" ({seconds:.0f} s so far)" if seconds >= 1 else ""
-    slot.info(f"Loading **{spec.label}**{waited}: the pages that score use it once it is loaded. "
+    slot.info(f"Loading **{plain(spec.label)}**{waited}: the pages that score use it once it is loaded. "
               "You can look around meanwhile.", icon=":material/hourglass_top:")

@@ -240,3 +240,10 @@ def test_an_uploaded_summarys_name_plants_nothing_in_public_mode(fake_model: str
     at.text_input(key="traj_upload_model").input("ORG/tiny")
     at.button(key="traj_add_uploads").click().run()
     check(at, shows=f"{NAME}.tsv")
+
+
+def test_a_typed_model_name_plants_nothing_in_the_sidebar(cache_dir: Path) -> None:
+    """A model name that is no model: the sidebar's load error shows the name as typed, as text."""
+    at = page("pages/0_Home.py", NAME).run()
+    assert at.sidebar.error, "the unknown model gives a load error"
+    check(at, shows="[login](http:evil.example)")
