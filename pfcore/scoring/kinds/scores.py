@@ -114,9 +114,9 @@ class ScoresScorer:
     def score(self, requests: Sequence[Request], progress: Progress | None = None) -> list[TokenScores]:
         """The file's score of each request; InputError listing the texts it lacks (none is guessed)."""
         keys = [text_id(r.prefix, r.text) for r in requests]
-        missing = [(k, r) for k, r in zip(keys, requests) if k not in self.scores.values]
+        missing = {k: r for k, r in zip(keys, requests) if k not in self.scores.values}  # each text once
         if missing:
-            shown = "; ".join(f"{k} ({r.text[:40]!r})" for k, r in missing[:SHOWN_MISSING])
+            shown = "; ".join(f"{k} ({r.text[:40]!r})" for k, r in list(missing.items())[:SHOWN_MISSING])
             raise InputError(f"{self.scores.path} lacks {len(missing):,} of the {len(set(keys)):,} texts this run "
                              f"needs, e.g. {shown}; write the list with `pfcore items SUITE --sentences` and score "
                              "every text of it")
