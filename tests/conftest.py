@@ -14,6 +14,11 @@ from pathlib import Path
 HF_HOME = Path(tempfile.mkdtemp(prefix="pfcore-tests-hf-"))
 os.environ.update({"HF_HOME": str(HF_HOME), "HF_HUB_CACHE": str(HF_HOME / "hub"), "HF_HUB_OFFLINE": "1",
                    "TRANSFORMERS_OFFLINE": "1"})
+# Two test workers on two cores, each torch with one thread (a test that wants more sets it itself), and
+# Ray's workers at the tests' own priority: on a busy machine torch's spinning OpenMP threads ran 20x
+# slower than one thread, and Ray's workers at niceness 15 waited behind every other process.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("RAY_worker_niceness", "0")
 
 import pytest  # noqa: E402
 
