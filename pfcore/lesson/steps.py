@@ -252,12 +252,15 @@ def _spread(context: LessonContext, suite: SuiteName, construction: Construction
 
 def _form_figures(numbers: Numbers, context: LessonContext) -> tuple[go.Figure, ...]:
     """The rise without the negation with the construction and with "and", and their difference."""
-    shown = notice.form_difference(numbers)
     cxn, ctl = numbers["form"]["connective"]
-    bars = ((f"rise with '{cxn}'", float(shown.a)), (f"rise with '{ctl}'", float(shown.b)),
-            ("difference", float(shown.gap)))
-    return (difference_figure(bars, shown.digits, "rise (bits per token)",
-                              title="Removing the negation: the rise in surprisal"),)
+    return _difference_figures(notice.form_difference(numbers), (f"rise with '{cxn}'", f"rise with '{ctl}'"),
+                               "rise (bits per token)", "Removing the negation: the rise in surprisal")
+
+
+def _difference_figures(shown: notice.Difference, names: tuple[str, str], unit: str, title: str) -> tuple[go.Figure]:
+    """Two values as their line prints them and their difference, as three bars."""
+    bars = ((names[0], float(shown.a)), (names[1], float(shown.b)), ("difference", float(shown.gap)))
+    return (difference_figure(bars, shown.digits, unit, title=title),)
 
 
 def _form_aside(numbers: Numbers, context: LessonContext) -> str:
@@ -287,12 +290,9 @@ def _followups(context: LessonContext, inputs: Mapping[str, str]) -> Numbers:
 
 def _followup_figures(numbers: Numbers, context: LessonContext) -> tuple[go.Figure, ...]:
     """ΔP after the construction and after "or", and their difference (the decision)."""
-    shown = notice.meaning_difference(numbers)
     connective = numbers["about"].iloc[0]["connective"]
-    bars = ((f"ΔP with '{connective}'", float(shown.a)), ("ΔP with 'or'", float(shown.b)),
-            ("difference", float(shown.gap)))
-    return (difference_figure(bars, shown.digits, "ΔP (bits per token)",
-                              title="ΔP after each sentence, and their difference"),)
+    return _difference_figures(notice.meaning_difference(numbers), (f"ΔP with '{connective}'", "ΔP with 'or'"),
+                               "ΔP (bits per token)", "ΔP after each sentence, and their difference")
 
 
 def _followup_aside(numbers: Numbers, context: LessonContext) -> str:

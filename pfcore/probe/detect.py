@@ -321,24 +321,14 @@ def _comparative_much_less(text: str, start: int, end: int, paused: bool) -> str
     return ""
 
 
-def _infinitive_not_to_mention(text: str, start: int, end: int, paused: bool) -> str:
-    """Why "not to mention" is the negated infinitive of "mention", or '' (only without a pause:
-    see `parse.infinitive_governor`)."""
-    return "" if paused else parse.infinitive_governor(text, start, end)
-
-
-def _dismissal_never_mind(text: str, start: int, end: int, paused: bool) -> str:
-    """Why "never mind" is a dismissal (see `parse.dismissal`), or ''."""
-    return parse.dismissal(text, start, end)
-
-
 # Each connective's own look-alike test, after the shared ones: (text, start, end, paused) -> why
 # the connective there is its look-alike ('' when it is not). These are about the English words
 # (the verb "mention", the verb "mind", the comparative "less"), not about the constructions.
 OWN_TESTS: dict[str, Callable[[str, int, int, bool], str]] = {
     "much_less": _comparative_much_less,
-    "not_to_mention": _infinitive_not_to_mention,
-    "never_mind": _dismissal_never_mind,
+    # "not to mention" as the negated infinitive of "mention" (only without a pause)
+    "not_to_mention": lambda text, start, end, paused: "" if paused else parse.infinitive_governor(text, start, end),
+    "never_mind": lambda text, start, end, paused: parse.dismissal(text, start, end),  # a dismissal
 }
 
 

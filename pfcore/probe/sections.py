@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from itertools import islice
 
 import pandas as pd
 
@@ -112,8 +113,5 @@ def _chosen(plan: DecisionPlan, index: int) -> PlannedDecision:
 
 def _split(parts: dict[Section, list[Request]], scores: list[TokenScores]) -> dict[Section, list[TokenScores]]:
     """The flat scores of all parts' requests, handed back to each part."""
-    out, start = {}, 0
-    for name, requests in parts.items():
-        out[name] = scores[start:start + len(requests)]
-        start += len(requests)
-    return out
+    flat = iter(scores)
+    return {name: list(islice(flat, len(requests))) for name, requests in parts.items()}
