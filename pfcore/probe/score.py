@@ -54,10 +54,8 @@ def score_probe(scorer: RequestScorer, probe: Probe, entailed: str, contradicted
 def detail_requests(probe: Probe, entailed: str, contradicted: str) -> list[Request]:
     """What one decision's detail scores: both follow-ups after the sentence and after its
     control, then both sentences alone."""
-    contexts = dict(zip(CONTEXTS, (probe.text, probe.control)))
-    followups = dict(zip(FOLLOWUPS, (entailed, contradicted)))
-    return [Request(contexts[c], followups[f]) for c in CONTEXTS for f in FOLLOWUPS] + \
-        [Request("", contexts[c]) for c in CONTEXTS]
+    contexts = (probe.text, probe.control)  # in the order of CONTEXTS, the follow-ups in that of FOLLOWUPS
+    return [Request(c, f) for c in contexts for f in (entailed, contradicted)] + [Request("", c) for c in contexts]
 
 
 def detail_result(scorer: RequestScorer, probe: Probe, entailed: str, contradicted: str,
