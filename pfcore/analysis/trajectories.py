@@ -87,8 +87,11 @@ def origin_text(origin: str) -> str:
 def checkpoint_models(table: pd.DataFrame) -> dict[str, str]:
     """Models with checkpoint results, each with a label: origins and number of checkpoints."""
     rows = table[table["step"].notna()]
-    return {model: f"{model} · {' + '.join(map(origin_name, sorted(set(origin_of(group['source'])), key=_rank)))} · "
-                   f"{group['step'].nunique()} checkpoints" for model, group in rows.groupby("model", sort=True)}
+    labels = {}
+    for model, group in rows.groupby("model", sort=True):
+        origins = sorted(set(origin_of(group["source"])), key=_rank)
+        labels[model] = f"{model} · {' + '.join(map(origin_name, origins))} · {group['step'].nunique()} checkpoints"
+    return labels
 
 
 def default_model(models: Sequence[str]) -> int:
