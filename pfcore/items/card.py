@@ -98,10 +98,8 @@ def _match_key(item: Item, canon: Any) -> tuple[Any, ...]:
 def _block_key(item: Item, canon: Any) -> dict[str, Any]:
     """The block (semantic, affinity) or base (syntax) an item belongs to."""
     key: dict[str, Any] = {} if isinstance(item, SyntaxItem) else {"construction": item.construction}
-    key |= {"frame": item.frame, "weak_adj": canon(item.weak_adj),
-            "strong_adj": canon(item.strong_adj), "pronoun": item.pronoun, "modal": item.modal,
-            "repeat": item.repeat}
-    return key
+    return key | {"frame": item.frame, "weak_adj": canon(item.weak_adj), "strong_adj": canon(item.strong_adj),
+                  "pronoun": item.pronoun, "modal": item.modal, "repeat": item.repeat}
 
 
 def _grouped(items: Sequence[Item], canon: Any) -> list[dict[str, Any]]:
