@@ -15,7 +15,7 @@ import time
 import unicodedata
 import zlib
 from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, nullcontext, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -253,12 +253,9 @@ def _sync_folder(folder: Path) -> None:
         fd = os.open(folder, os.O_RDONLY)
     except OSError:
         return
-    try:
+    with suppress(OSError):
         os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    os.close(fd)
 
 
 def _umask() -> int:
@@ -319,13 +316,10 @@ def read_bounded(path: Path, kind: FileKind, *, gunzip: bool = False) -> bytes:
     cap = kind.cap
     with open_regular(path, kind) as handle:
         try:
-            if gunzip and handle.read(len(GZIP_MAGIC)) == GZIP_MAGIC:
-                handle.seek(0)
-                with gzip.GzipFile(fileobj=handle) as unzipped:
-                    raw = unzipped.read(cap + 1)
-            else:
-                handle.seek(0)
-                raw = handle.read(cap + 1)
+            gzipped = gunzip and handle.read(len(GZIP_MAGIC)) == GZIP_MAGIC
+            handle.seek(0)
+            with gzip.GzipFile(fileobj=handle) if gzipped else nullcontext(handle) as stream:
+                raw = stream.read(cap + 1)
         except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
             raise ReadRefused(path, f"cannot read the {kind} (broken gzip data: {exc})", 1) from None
         except OSError as exc:

@@ -43,8 +43,7 @@ def accuracy(correct: np.ndarray | list[bool], clusters: np.ndarray | list[str] 
     n = int(arr.size)
     if n == 0:
         return Accuracy(float("nan"), float("nan"), float("nan"), 0)
-    k = int(arr.sum())
-    return proportion(k, n, n_eff=None if clusters is None else effective_n(arr, np.asarray(clusters)))
+    return proportion(int(arr.sum()), n, n_eff=None if clusters is None else effective_n(arr, np.asarray(clusters)))
 
 
 def proportion(k: int, n: int, *, n_eff: float | None = None) -> Accuracy:

@@ -98,10 +98,8 @@ def _match_key(item: Item, canon: Any) -> tuple[Any, ...]:
 def _block_key(item: Item, canon: Any) -> dict[str, Any]:
     """The block (semantic, affinity) or base (syntax) an item belongs to."""
     key: dict[str, Any] = {} if isinstance(item, SyntaxItem) else {"construction": item.construction}
-    key |= {"frame": item.frame, "weak_adj": canon(item.weak_adj),
-            "strong_adj": canon(item.strong_adj), "pronoun": item.pronoun, "modal": item.modal,
-            "repeat": item.repeat}
-    return key
+    return key | {"frame": item.frame, "weak_adj": canon(item.weak_adj), "strong_adj": canon(item.strong_adj),
+                  "pronoun": item.pronoun, "modal": item.modal, "repeat": item.repeat}
 
 
 def _grouped(items: Sequence[Item], canon: Any) -> list[dict[str, Any]]:
@@ -159,17 +157,12 @@ def reference_check(suite: SuiteName, paper: Sequence[Item], lexicon: Lexicon, r
                           "unreadable_rows": len(problems),
                           **differences(archived.items, ours, lexicon)}
         del out["archive"]["added"]
-        out["archive"]["not_in_archive"] = dict(Counter(
-            f"{i.manipulation} / {i.modal}" for i in _unmatched(ours, archived.items, lexicon)
-            if isinstance(i, SyntaxItem)))
+        canon = _canon(lexicon)
+        archived_keys = {_match_key(i, canon) for i in archived.items}
+        out["archive"]["not_in_archive"] = dict(Counter(  # our rows with no counterpart in the archive
+            f"{i.manipulation} / {i.modal}" for i in ours
+            if isinstance(i, SyntaxItem) and _match_key(i, canon) not in archived_keys))
     return out
-
-
-def _unmatched(ours: Sequence[Item], theirs: Sequence[Item], lexicon: Lexicon) -> list[Item]:
-    """Our items with no counterpart in another set."""
-    canon = _canon(lexicon)
-    keys = {_match_key(i, canon) for i in theirs}
-    return [i for i in ours if _match_key(i, canon) not in keys]
 
 
 # ---------------------------------------------------------------- markdown

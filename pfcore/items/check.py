@@ -85,17 +85,13 @@ def find_problems(parsed: ItemFile, lexicon: Lexicon) -> list[Finding]:
         if item.repeat:
             findings.append(Finding(line, "repeats an earlier block (duplicate content)",
                                     f"repeat {item.repeat}", fatal=False))
-        words = {w for text in _texts(item) for w in sentence_words(text)}
+        texts = [item.context, item.followup] if isinstance(item, SemanticItem) else [item.sentence]
+        words = {w for text in texts for w in sentence_words(text)}
         for word in sorted(w for w in words if w.lower() not in vocabulary):
             findings.append(Finding(line, f"unknown word {word!r} (not in the lexicon)", fatal=False))
         findings += SUITE_CHECKS[item.SUITE](item, line, lexicon, lookup)
     findings += _group_checks(parsed)
     return findings
-
-
-def _texts(item: Item) -> list[str]:
-    """The sentences of an item."""
-    return [item.context, item.followup] if isinstance(item, SemanticItem) else [item.sentence]
 
 
 class _Lookup:

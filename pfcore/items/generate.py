@@ -20,6 +20,7 @@ from pfcore.items.schema import (
     build,
 )
 from pfcore.names import SuiteName
+from pfcore.scoring.align import word_spans
 
 # Paper manipulation labels (make_templates.py) <-> ours.
 PAPER_MANIPULATIONS = {"base": "base", "No_NPI": "NPI", "Psuedocleft": "Pseudocleft",
@@ -141,12 +142,7 @@ def generate_syntax(lexicon: Lexicon, constructions: Iterable[str | Definition] 
 def affinity_spans(sentence: str, connective: str, words: tuple[str, ...]) -> tuple[tuple[int, int], ...]:
     """Character spans of the chosen fixed words inside the connective that follows ", "."""
     start = sentence.index(f", {connective} ") + 2
-    spans, offset = [], start
-    for word in connective.split():
-        if word in words:
-            spans.append((offset, offset + len(word)))
-        offset += len(word) + 1
-    return tuple(spans)
+    return tuple((start + a, start + b) for a, b in word_spans(connective) if connective[a:b] in words)
 
 
 def generate_affinity(lexicon: Lexicon, constructions: Iterable[str | Definition] | str | None = None,

@@ -342,8 +342,7 @@ def _formula_text(prediction: Any, index: int, label: str) -> str:
     if prediction.get("type") != "formula":
         raise InputError(f"{where}: unknown prediction type (known: the type 'formula', and v1 predictions "
                          f"with a 'relation' of {' or '.join(RELATIONS)})")
-    text: str = _typed(prediction, "formula", str, where)
-    return text
+    return str(_typed(prediction, "formula", str, where))
 
 
 def _relation_text(prediction: dict[str, Any], where: str) -> str:

@@ -318,9 +318,7 @@ def _as_bytes(token: str, byte_level: bool) -> bytes | None:
     if not byte_level or MARKER.fullmatch(token) or token in UNK_TOKENS:
         return None
     decoder = _byte_decoder()
-    if not all(c in decoder for c in token):
-        return None
-    return bytes(decoder[c] for c in token)
+    return bytes(decoder[c] for c in token) if all(c in decoder for c in token) else None
 
 
 def _byte_group(tokens: Sequence[str], k: int, byte_level: bool) -> tuple[int, str]:

@@ -86,22 +86,13 @@ def top_tokens(prefix: str, logprobs: np.ndarray, *, k: int, decode: Callable[[i
                special: Collection[int] = (), end_of_text: int | None = None) -> NextTokens:
     """The k most probable tokens of a full distribution (natural-log probabilities, one per token
     id), best first, as a class reads them."""
-    chosen = [int(i) for i in np.argsort(-logprobs, kind="stable")[:k]]
-    return NextTokens(prefix, tuple(_token(i, decode(i), float(np.exp(logprobs[i])), _begins(begins, i),
-                                           i in special, i == end_of_text) for i in chosen), len(logprobs))
-
-
-def _token(token_id: int, text: str, probability: float, begins_word: bool, special: bool,
-           end_of_text: bool) -> NextToken:
-    """One NextToken, with the word a class reads."""
-    word = readable(text, begins_word=begins_word, special=special, end_of_text=end_of_text)
-    return NextToken(token_id, text, word, probability, begins_word)
-
-
-def _begins(begins: np.ndarray, token_id: int) -> bool:
-    """Whether a token begins a word (ids beyond the tokenizer's, padding rows of the output layer,
-    do not)."""
-    return bool(begins[token_id]) if token_id < len(begins) else False
+    tokens = []
+    for i in np.argsort(-logprobs, kind="stable")[:k].tolist():
+        text = decode(i)
+        starts = i < len(begins) and bool(begins[i])  # ids beyond the tokenizer's (output-layer padding) do not
+        word = readable(text, begins_word=starts, special=i in special, end_of_text=i == end_of_text)
+        tokens.append(NextToken(i, text, word, float(np.exp(logprobs[i])), starts))
+    return NextTokens(prefix, tuple(tokens), len(logprobs))
 
 
 def check_prefix(prefix: str, k: int) -> str:

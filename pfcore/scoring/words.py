@@ -140,9 +140,7 @@ def score_texts(scorer: RequestScorer, requests: Sequence[Request], score: Score
     """Score requests and split them into words; with `corrected`, through the scorer's BOW
     variant where it has one (masked models do not: their words keep the plain sums)."""
     bow = scorer.bow_scorer() if corrected else None
-    if bow is None:
-        return texts_from_scores(scorer, requests, score(scorer, requests), packed=False)
-    return texts_from_scores(scorer, requests, score(bow, requests), packed=True)
+    return texts_from_scores(scorer, requests, score(bow or scorer, requests), packed=bow is not None)
 
 
 def texts_from_scores(scorer: RequestScorer, requests: Sequence[Request], scores: Sequence[TokenScores], *,

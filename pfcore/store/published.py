@@ -123,11 +123,12 @@ class Bundle:
         return labelled(self.rows, self.label)
 
 
-def write_bundle(rows: pd.DataFrame, *, repository: str, commit: str, folder: str,
-                 path: Path | None = None) -> dict[str, Any]:
-    """Write published rows as the bundled table (sorted, categorical columns, zstd) and its manifest
-    with the table's sha256; returns the manifest."""
+def bundle_published(root: Path, *, repository: str = PUBLISHED_REPO, commit: str = PUBLISHED_COMMIT,
+                     path: Path | None = None) -> dict[str, Any]:
+    """Make the bundled table from a published outputs_summary folder (sorted, categorical columns,
+    zstd) and its manifest with the table's sha256; returns the manifest."""
     path = path or BUNDLE_PATH
+    rows = read_published(root)
     table = canonical(rows).astype({col: "category" for col in CATEGORICAL})
     with atomic_path(path, "the bundled published results") as tmp:
         table.to_parquet(tmp, index=False, compression="zstd", compression_level=19)
@@ -136,8 +137,8 @@ def write_bundle(rows: pd.DataFrame, *, repository: str, commit: str, folder: st
         "table": path.name, "sha256": hashlib.sha256(raw).hexdigest(), "bytes": len(raw),
         "rows": len(table), "files": int(table["source"].nunique()), "models": int(table["model"].nunique()),
         "content_sha256": content_digest(rows), "repository": repository, "commit": commit,
-        "folder": folder, "licence": "Apache-2.0",
-        "made_by": f"pfcore results bundle --from <{folder}> --commit {commit}",
+        "folder": PUBLISHED_FOLDER, "licence": "Apache-2.0",
+        "made_by": f"pfcore results bundle --from <{PUBLISHED_FOLDER}> --commit {commit}",
     }
     write_atomic(manifest_path(path), json.dumps(manifest, indent=1) + "\n", "the bundle's manifest")
     return manifest
@@ -191,13 +192,6 @@ def read_bundle(path: Path | None = None) -> Bundle:
         raise InputError(f"{path or BUNDLE_PATH}: the bundled published results cannot be read "
                          f"({type(exc).__name__}); {REMAKE}") from exc
     return Bundle(rows.astype({col: str for col in CATEGORICAL}), manifest)
-
-
-def bundle_published(root: Path, *, repository: str = PUBLISHED_REPO, commit: str = PUBLISHED_COMMIT,
-                     path: Path | None = None) -> dict[str, object]:
-    """Make the bundled table from a published outputs_summary folder; returns its manifest."""
-    return write_bundle(read_published(root), repository=repository, commit=commit,
-                        folder=PUBLISHED_FOLDER, path=path)
 
 
 MODEL_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*")
