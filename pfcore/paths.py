@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-from contextlib import suppress
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,22 @@ def published_results_dir() -> str:
     """The folder of the paper's published per-checkpoint summaries the app offers to import:
     $PFCORE_PUBLISHED_RESULTS, or "" (the user types or fetches it)."""
     return os.environ.get("PFCORE_PUBLISHED_RESULTS", "")
+
+
+@contextmanager
+def environment(**values: str) -> Iterator[None]:
+    """Environment variables set for the duration of a block (a command, or one job of a Ray worker
+    that runs many), then restored."""
+    before = {key: os.environ.get(key) for key in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, value in before.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 class JsonMemo:

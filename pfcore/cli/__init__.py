@@ -19,6 +19,7 @@ from typing import NoReturn
 
 from pfcore.cli.common import bar_line_ended
 from pfcore.errors import InputError, PfcoreError, environment_problem
+from pfcore.paths import environment
 
 # command -> (module exposing `register(subparsers)`, one-line help for the command list)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -127,15 +128,8 @@ def constructions_folder(folder: str | None) -> Iterator[None]:
         return
     from pfcore.items.constructions import FOLDER_VAR
 
-    before = os.environ.get(FOLDER_VAR)
-    os.environ[FOLDER_VAR] = folder
-    try:
+    with environment(**{FOLDER_VAR: folder}):
         yield
-    finally:
-        if before is None:
-            os.environ.pop(FOLDER_VAR, None)
-        else:
-            os.environ[FOLDER_VAR] = before
 
 
 def _one_line(text: str) -> str:

@@ -8,14 +8,13 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pfcore.errors import InputError, PfcoreError
 from pfcore.files import file_slug, make_folder, write_atomic
+from pfcore.paths import environment
 from pfcore.progress import ProgressView, throttled
 from pfcore.runs.checkpoints import Checkpoint
 from pfcore.runs.runner import ResultsLabel, run_suite
@@ -97,7 +96,7 @@ def run_job(job: Job, shard: str, models: str, board: Any = None) -> JobOutcome:
     torch.set_num_threads(job.resources.threads)
     folder = make_folder(Path(shard), "the job's shard folder")
     # a shard's results table holds its own runs only (the main cache has the bundled rows)
-    with _environment(PFCORE_CACHE=str(folder), PFCORE_MODELS=models, **{DISABLE_VAR: "0"}):
+    with environment(PFCORE_CACHE=str(folder), PFCORE_MODELS=models, **{DISABLE_VAR: "0"}):
         write_atomic(folder / PID_FILE, str(os.getpid()), "the job's pid file")
         try:
             _run_suites(job, folder, board)
@@ -139,18 +138,3 @@ def _reporter(board: Any, job: str, suite: str) -> ProgressView | None:
     if board is None:
         return None
     return throttled(lambda progress: board.report.remote(job, suite, progress), min_interval=REPORT_S)
-
-
-@contextmanager
-def _environment(**values: str) -> Iterator[None]:
-    """Environment variables set for the duration of one job (a Ray worker runs many), then restored."""
-    before = {key: os.environ.get(key) for key in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for key, value in before.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
