@@ -137,11 +137,9 @@ def cmd_peak(args: argparse.Namespace) -> int:
 
 def _fit_table(fit: MixedFit) -> str:
     """A fit's coefficients as aligned text."""
-    lines = [f"{fit.formula}  (n={fit.n_obs}, models={fit.n_models}, random intercept per model)"]
-    for row in fit.coefficients.itertuples(index=False):
-        lines.append(f"  {row.term:<20} {row.coef:9.3f}  se {row.se:7.3f}  z {row.z:7.2f}  "
-                     f"p {row.p:.3g}")
-    return "\n".join(lines)
+    rows = [f"  {row.term:<20} {row.coef:9.3f}  se {row.se:7.3f}  z {row.z:7.2f}  p {row.p:.3g}"
+            for row in fit.coefficients.itertuples(index=False)]
+    return "\n".join([f"{fit.formula}  (n={fit.n_obs}, models={fit.n_models}, random intercept per model)", *rows])
 
 
 def cmd_mixed(args: argparse.Namespace) -> int:

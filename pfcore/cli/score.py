@@ -122,11 +122,9 @@ def table(scores: TokenScores) -> str:
 
 def words_table(scored: ScoredText) -> str:
     """A plain-text per-word table: corrected and uncorrected surprisal and token count."""
-    lines = [f"{'word':<20} {'bits':>10} {'uncorrected':>12} {'tokens':>7}"]
-    for w in scored.words:
-        lines.append(f"{w.text:<20} {w.surprisal_bits:>10.4f} {w.surprisal_bits_uncorrected:>12.4f} "
-                     f"{w.n_tokens:>7}")
-    return "\n".join(lines)
+    rows = [f"{w.text:<20} {w.surprisal_bits:>10.4f} {w.surprisal_bits_uncorrected:>12.4f} {w.n_tokens:>7}"
+            for w in scored.words]
+    return "\n".join([f"{'word':<20} {'bits':>10} {'uncorrected':>12} {'tokens':>7}", *rows])
 
 
 Details = tuple[list[float], list[list[tuple[str, float]]]]
@@ -159,10 +157,9 @@ def details_json(found: Details) -> dict[str, object]:
 def details_table(found: Details) -> str:
     """Entropy and the most likely tokens per scored position, as text."""
     entropy, tops = found
-    lines = [f"{'entropy(bits)':>14}  most likely tokens here"]
-    for bits, top in zip(entropy, tops or [[] for _ in entropy]):
-        lines.append(f"{bits:>14.4f}  " + ", ".join(f"{t!r} {lp:.2f}" for t, lp in top))
-    return "\n".join(lines)
+    rows = [f"{bits:>14.4f}  " + ", ".join(f"{t!r} {lp:.2f}" for t, lp in top)
+            for bits, top in zip(entropy, tops or [[] for _ in entropy])]
+    return "\n".join([f"{'entropy(bits)':>14}  most likely tokens here", *rows])
 
 
 def score_one(spec: ModelSpec, req: Request, args: argparse.Namespace,
