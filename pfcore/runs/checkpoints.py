@@ -67,11 +67,9 @@ def _folder_checkpoints(folder: Path, base: ModelSpec) -> list[Checkpoint]:
     """Sub-folders named step<N> / checkpoint-<N> holding a saved model."""
     if not folder.is_dir():
         raise InputError(f"checkpoint folder not found: {folder}")
-    found = []
-    for sub in folder.iterdir():
-        match = CHECKPOINT_DIR.search(sub.name)
-        if match and (sub / "config.json").is_file():
-            found.append(Checkpoint(sub.name, int(match.group(1)), replace(base, name=str(sub.resolve()))))
+    found = [Checkpoint(sub.name, int(match.group(1)), replace(base, name=str(sub.resolve())))
+             for sub in folder.iterdir()
+             if (match := CHECKPOINT_DIR.search(sub.name)) and (sub / "config.json").is_file()]
     if not found:
         raise InputError(f"{folder} holds no checkpoint folders (named step<N> or checkpoint-<N> "
                          "with a config.json)")
