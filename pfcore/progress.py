@@ -46,8 +46,7 @@ class Progress:
         """Seconds left at the rate so far: 0 when nothing is left, None while the rate is unknown."""
         if self.done >= self.total:
             return 0.0
-        rate = self.rate
-        return None if rate is None else (self.total - self.done) / rate
+        return None if self.rate is None else (self.total - self.done) / self.rate
 
     def rate_text(self) -> str:
         """The rate in words ("12.3 requests/s", "0.025 jobs/s"), or "" while it is unknown."""

@@ -288,9 +288,7 @@ def require_finite(requests: Sequence[Request], scores: list[TokenScores]) -> li
 
 def _offset(progress: Progress | None, offset: int, total: int) -> Progress | None:
     """A chunk's progress reported as progress of the whole request list."""
-    if progress is None:
-        return None
-    return lambda done, _todo: progress(offset + done, total)
+    return None if progress is None else lambda done, _todo: progress(offset + done, total)
 
 
 def through_cache(cache: ScoreCache | None, progress: Progress | None = None) -> ScoreFn:

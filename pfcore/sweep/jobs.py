@@ -135,6 +135,5 @@ def _scored_on(record: Path, weights: str) -> bool:
 def _reporter(board: Any, job: str, suite: str) -> ProgressView | None:
     """A progress view sending (job, suite, progress) to the sweep's board actor, at most every
     REPORT_S seconds (and at the end); None without a board."""
-    if board is None:
-        return None
-    return throttled(lambda progress: board.report.remote(job, suite, progress), min_interval=REPORT_S)
+    return None if board is None else throttled(lambda progress: board.report.remote(job, suite, progress),
+                                                 min_interval=REPORT_S)
