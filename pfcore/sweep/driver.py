@@ -77,10 +77,8 @@ def ray_session(address: str | None) -> Iterator[None]:
     where = f"join the Ray cluster at {address}" if address else "start a local Ray instance"
     before = processes.child_pids()
     try:
-        if address:
-            ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
-        else:
-            ray.init(include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
+        where_to = {"address": address} if address else {"include_dashboard": False}
+        ray.init(**where_to, log_to_driver=False, logging_level=logging.WARNING)
     except (ConnectionError, RuntimeError, ValueError) as exc:
         processes.end(processes.family(processes.ray_children(before)))
         raise InputError(f"cannot {where}: {first_line(exc)}") from exc
