@@ -69,8 +69,7 @@ def decisions(rows: pd.DataFrame) -> pd.DataFrame:
     key = ["block_id", "context_order", "followup_order"]
     cxn = rows[rows["is_construction"]].set_index(key)
     ctl = rows[~rows["is_construction"]].set_index(key)["logodds"].rename("or_logodds")
-    paired = cxn.join(ctl, how="inner").reset_index()
-    paired = paired.rename(columns={"logodds": "cxn_logodds"})
+    paired = cxn.join(ctl, how="inner").reset_index().rename(columns={"logodds": "cxn_logodds"})
     cond = [CONDITIONS[(c, f)] for c, f in zip(paired["context_order"], paired["followup_order"])]
     paired["condition"] = [name for name, _ in cond]
     sign = np.array([s for _, s in cond])
