@@ -4,7 +4,6 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -140,13 +139,10 @@ def check_columns(frame: pd.DataFrame, required: Sequence[str], where: str, firs
 
 def item_ids(benchmark: str, frame: pd.DataFrame, columns: Sequence[str]) -> list[str]:
     """Stable content-hash ids; a repeated item gets '-2', '-3'... so ids stay unique."""
-    seen: Counter[str] = Counter()
-    ids = []
-    for values in frame[list(columns)].itertuples(index=False):
-        base = f"{benchmark}-{content_hash(benchmark, *map(str, values))}"
-        seen[base] += 1
-        ids.append(base if seen[base] == 1 else f"{base}-{seen[base]}")
-    return ids
+    bases = [f"{benchmark}-{content_hash(benchmark, *map(str, values))}"
+             for values in frame[list(columns)].itertuples(index=False)]
+    repeat = pd.Series(bases, dtype=object).groupby(bases, sort=False).cumcount() + 1
+    return [base if n == 1 else f"{base}-{n}" for base, n in zip(bases, repeat)]
 
 
 def check_limit(limit: int | None) -> None:
@@ -166,16 +162,14 @@ def _score_requests(jobs: Sequence[tuple[str, ...]],
     unique = list(dict.fromkeys(jobs))
     order = sorted(range(len(unique)), key=lambda i: -sum(len(part) for part in unique[i]))
     values = np.full(len(unique), np.nan)
-    done = 0
     for start in range(0, len(order), batch_size):
         batch = order[start:start + batch_size]
         scores = score_batch([unique[i] for i in batch])
         if len(scores) != len(batch):
             raise ValueError(f"scorer returned {len(scores)} scores for {len(batch)} texts")
-        values[list(batch)] = scores
-        done += len(batch)
+        values[batch] = scores
         if progress is not None:
-            progress(done, len(unique))
+            progress(start + len(batch), len(unique))
     position = {job: i for i, job in enumerate(unique)}
     return values[[position[job] for job in jobs]] if jobs else values
 
@@ -213,12 +207,10 @@ def summarize(scored: pd.DataFrame, benchmark: str, groups: Mapping[str, str]) -
 
     `groups` maps a column to the prefix of its filter names, e.g. {"domain": "domain_"}.
     """
-    rows = [_summary_row(benchmark, "all", scored["correct"])]
-    for column, prefix in groups.items():
-        if column in scored.columns:
-            for value, part in scored.groupby(column, sort=True):
-                if value != "":
-                    rows.append(_summary_row(benchmark, f"{prefix}{value}", part["correct"]))
+    groups_present = [(column, prefix) for column, prefix in groups.items() if column in scored.columns]
+    rows = [_summary_row(benchmark, "all", scored["correct"])] + [
+        _summary_row(benchmark, f"{prefix}{value}", part["correct"]) for column, prefix in groups_present
+        for value, part in scored.groupby(column, sort=True) if value != ""]
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
 
 
