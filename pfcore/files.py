@@ -253,9 +253,11 @@ def _sync_folder(folder: Path) -> None:
         fd = os.open(folder, os.O_RDONLY)
     except OSError:
         return
-    with suppress(OSError):
-        os.fsync(fd)
-    os.close(fd)
+    try:
+        with suppress(OSError):
+            os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _umask() -> int:
