@@ -19,6 +19,8 @@ SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
 OBJECTS = frozenset({"dobj", "ccomp", "xcomp", "attr", "oprd", "pobj"})
 PREDICATES = frozenset({"acomp", "attr", "oprd"})  # how a state hangs on "be" or a linking verb
 WH_TAGS = frozenset({"WDT", "WP", "WP$", "WRB"})
+# Tags of the words whose complement an infinitive can be: finite and bare verbs, gerunds, nouns.
+GOVERNING_TAGS = frozenset({"VB", "VBD", "VBP", "VBZ", "VBG", "NN", "NNS"})
 # What each kind of phrase is called in a message.
 KIND_NAMES = {"NP": "a noun phrase", "PP": "a prepositional phrase", "AP": "an adjective or adverb phrase",
               "VP": "a verb phrase", "clause": "a clause", "wh-clause": "a clause with 'that', 'if' or a wh-word"}
@@ -312,3 +314,46 @@ def infinitive_governor(text: str, start: int, end: int) -> str:
     words = doc[objects[0].left_edge.i:objects[0].right_edge.i + 1].text
     name = governor.lemma_ if governor.pos_ == "AUX" else governor.text
     return f"'{name}' governs the infinitive 'to mention', and '{words}' is its object"
+
+
+def governed_infinitive(text: str, start: int, end: int) -> str:
+    """Why a connective at start:end that holds an infinitive ("not to speak of", "to say nothing
+    of") is that infinitive, or '': a verb or a noun before it governs the infinitive as its
+    complement ("They promised not to speak of it again", "a promise not to speak of it"); "be", a
+    participle or an adjective ("cramped to say nothing of the noise") does not count."""
+    doc = parse(text)
+    inside = [t for t in doc if start <= t.idx < end]
+    for to, verb in zip(inside, inside[1:]):
+        governor = verb.head
+        if (to.tag_ == "TO" and verb.pos_ in ("VERB", "AUX") and governor.i != verb.i and governor.idx < start
+                and verb.dep_ in ("xcomp", "ccomp", "acl") and governor.tag_ in GOVERNING_TAGS
+                and governor.pos_ != "AUX"):
+            return f"'{governor.text}' governs the infinitive 'to {verb.text}'"
+    return ""
+
+
+def opened_clause(text: str, start: int, end: int) -> str:
+    """Why a connective at start:end is a subordinator opening a clause after it, or '': one of
+    its words marks a verb after it that has its own subject ("I wonder if not everyone agrees")."""
+    doc = parse(text)
+    for token in doc:
+        verb = token.head
+        if start <= token.idx < end and token.dep_ == "mark" and verb.idx >= end and any(
+                c.dep_ in SUBJECTS and c.idx >= end for c in verb.children):
+            first = next(t for t in doc if t.idx >= end)
+            return f"'{token.text}' opens the clause '{doc[first.i:verb.right_edge.i + 1].text}'"
+    return ""
+
+
+def neighbours(text: str, start: int, end: int) -> tuple[frozenset[str], frozenset[str]]:
+    """The word right before characters start:end and the word right after them, each as written
+    (lower-cased) and in its dictionary form ("promised", "promise"); none where punctuation is next."""
+    doc = parse(text)
+    before = [t for t in doc if t.idx + len(t.text) <= start]
+    after = [t for t in doc if t.idx >= end]
+    return _forms(before[-1] if before else None), _forms(after[0] if after else None)
+
+
+def _forms(token: Token | None) -> frozenset[str]:
+    """A word as written (lower-cased) and its dictionary form; none for punctuation or no word."""
+    return frozenset() if token is None or token.is_punct else frozenset({token.lower_, token.lemma_.lower()})

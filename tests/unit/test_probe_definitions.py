@@ -1,0 +1,68 @@
+"""The Probe reads a user's constructions as it reads the four (issue 40): three definitions written
+from docs/constructions.md alone (tests/fixtures/constructions: to say nothing of, if not, not to
+speak of) are found in their real uses and refused in their look-alikes, by the sentence's
+structure (an infinitive a word before governs; a subordinator that opens a clause) and by a
+definition's own look-alike patterns. The sentences marked held-out are not the issue's."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pfcore.probe import analyze_sentence
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "constructions"
+
+
+@pytest.fixture(autouse=True)
+def _worked_examples(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PFCORE_CONSTRUCTIONS", str(EXAMPLES))
+
+
+@pytest.mark.parametrize(("text", "name", "foci"), [
+    ("The flat was cramped, to say nothing of the noise.", "to_say_nothing_of", ("The flat was cramped", "the noise")),
+    ("The task was difficult, if not impossible.", "if_not", ("difficult", "impossible")),
+    ("The house was cold, not to speak of the damp.", "not_to_speak_of", ("cold", "the damp")),
+    # held-out
+    ("The soup was bland, to say nothing of cold.", "to_say_nothing_of", ("bland", "cold")),
+    ("The plan is risky, if not reckless.", "if_not", ("risky", "reckless")),
+    ("He can't cook, not to speak of baking.", "not_to_speak_of", ("cook", "baking")),
+    ("The trip was long, not to speak of expensive.", "not_to_speak_of", ("long", "expensive")),
+])
+def test_real_uses_of_the_worked_definitions_are_found(text: str, name: str, foci: tuple[str, str]) -> None:
+    probe = analyze_sentence(text)
+    assert (probe.construction, probe.focus1, probe.focus2) == (name, *foci), probe.message
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("They promised not to speak of it again.", "'promised' governs the infinitive 'to speak'"),
+    ("He chose to say nothing of the matter.", "'chose' governs the infinitive 'to say'"),
+    ("I wonder if not everyone agrees.", "'if' opens the clause 'everyone agrees'"),
+    # held-out
+    ("We agreed not to speak of the accident.", "'agreed' governs the infinitive 'to speak'"),
+    ("She made a promise not to speak of it.", "'promise' governs the infinitive 'to speak'"),
+    ("He wanted to say nothing of the money.", "'wanted' governs the infinitive 'to say'"),
+    ("Tell me if not all the guests arrived.", "'if' opens the clause 'all the guests arrived'"),
+])
+def test_look_alikes_of_the_worked_definitions_are_refused_by_structure(text: str, why: str) -> None:
+    probe = analyze_sentence(text)
+    assert probe.construction is None and why in probe.message and "No Paired-Focus construction" in probe.message
+
+
+def test_a_definitions_own_look_alike_patterns_refuse_what_they_name(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "far_less.yaml").write_text(
+        "name: far_less\nwords: far less\nlicensing: negative\nfocus2: stronger\n"
+        "look_alike:\n  - reads_as: the comparative 'far less'\n    after: [than]\n"
+        "  - reads_as: the comparative after a verb of amount\n    before: [cost, weigh]\n")
+    monkeypatch.setenv("PFCORE_CONSTRUCTIONS", str(tmp_path))
+    probe = analyze_sentence("He can't walk, far less run.")
+    assert (probe.construction, probe.focus1, probe.focus2) == ("far_less", "walk", "run"), probe.message
+    refused = analyze_sentence("He never ate far less than I did.")
+    assert refused.construction is None and "reads as the comparative 'far less'" in refused.message
+    refused = analyze_sentence("The box didn't weigh far less after the trip.")
+    assert refused.construction is None and "after a verb of amount" in refused.message
+    refused = analyze_sentence("The box never weighed far less after the trip.")  # its dictionary form matches
+    assert refused.construction is None and "after a verb of amount" in refused.message
+    bare = analyze_sentence("far less")  # a definition without an example: no dangling "as in:"
+    assert "as in" not in bare.message and bare.message.endswith("the comparative 'far less'.")
