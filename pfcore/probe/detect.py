@@ -212,10 +212,11 @@ def analyze_sentence(text: str, lexicon: Lexicon | None = None) -> Probe:
     text = clean_text(text)
     lexicon = lexicon or _default_lexicon()
     first_rejection = ""
-    for start, end, name in _candidates(text):
+    candidates = _candidates(text)
+    for start, end, name in candidates:
         read = _read(text, name, start, end, lexicon)
         if isinstance(read, Probe):
-            return replace(read, message=_found_message(read))
+            return replace(read, message=_found_message(read) + _others_note(read, candidates))
         first_rejection = first_rejection or read
     return Probe(text, None, first_rejection or _not_found_message(text), lexicon)
 
@@ -228,6 +229,16 @@ def _candidates(text: str) -> list[tuple[int, int, str]]:
             pattern = r"\b" + r"\s+".join(map(re.escape, spelling.split())) + r"\b"
             hits += [(m.start(), m.end(), name) for m in re.finditer(pattern, text, re.IGNORECASE)]
     return sorted(hits)
+
+
+def _others_note(probe: Probe, candidates: list[tuple[int, int, str]]) -> str:
+    """A word on the other connectives of the sentence (none: ''): the control replaces only the one read."""
+    others = [probe.text[a:b] for a, b, _ in candidates if b <= probe.span[0] or a >= probe.span[1]]
+    if not others:
+        return ""
+    listed = ", ".join(f"'{w}'" for w in dict.fromkeys(others))
+    return (f" The sentence also holds {listed}: the control replaces only '{probe.connective}', "
+            "and the rest stays in both sentences.")
 
 
 def _not_found_message(text: str) -> str:

@@ -66,3 +66,41 @@ def test_a_definitions_own_look_alike_patterns_refuse_what_they_name(tmp_path: P
     assert refused.construction is None and "after a verb of amount" in refused.message
     bare = analyze_sentence("far less")  # a definition without an example: no dangling "as in:"
     assert "as in" not in bare.message and bare.message.endswith("the comparative 'far less'.")
+
+
+@pytest.mark.parametrize(("text", "foci", "kinds"), [
+    # a wh-clause complement of "know" is a genuine never mind, not the dismissal
+    ("I don't know where he lives, never mind his phone number.", ("where he lives", "his phone number"),
+     ("wh-clause", "NP")),
+    ("We don't know who won, never mind the score.", ("who won", "the score"), ("wh-clause", "NP")),  # held-out
+    # adverbs of the clause stay out of focus 1
+    ("He can't walk yet, let alone run.", ("walk", "run"), ("VP", "VP")),
+    ("I haven't finished yet, let alone started the next one.", ("finished", "started the next one"), ("VP", "VP")),
+    ("He hasn't paid the rent already, much less the deposit.", ("the rent", "the deposit"), ("NP", "NP")),
+    ("She hasn't tried even, let alone succeeded.", ("tried", "succeeded"), ("VP", "VP")),
+    # questions
+    ("Does he even know her name, let alone her address?", ("her name", "her address"), ("NP", "NP")),
+    ("Can he swim, let alone dive?", ("swim", "dive"), ("VP", "VP")),
+    # kinds from the parse, the lexical category checked
+    ("He can't swim, let alone dive.", ("swim", "dive"), ("VP", "VP")),
+    ("She hasn't even read the abstract, let alone the paper.", ("the abstract", "the paper"), ("NP", "NP")),
+    ("They haven't met the rich, let alone the famous.", ("the rich", "the famous"), ("NP", "NP")),  # held-out
+    ("I doubt that he called, let alone that he came.", ("that he called", "that he came"),
+     ("that-clause", "that-clause")),
+])
+def test_the_foci_are_read_by_structure(text: str, foci: tuple[str, str], kinds: tuple[str, str]) -> None:
+    probe = analyze_sentence(text)
+    assert (probe.focus1, probe.focus2, probe.kinds) == (*foci, kinds), probe.message
+
+
+def test_an_adverb_of_the_clause_stays_out_of_the_proposal() -> None:
+    from pfcore.probe.propose import propose_followups
+    proposal = propose_followups(analyze_sentence("He can't walk yet, let alone run."))
+    assert proposal.entailed == "Walking is easier than running."
+
+
+def test_two_constructions_in_one_sentence_the_control_replaces_one_and_says_so() -> None:
+    probe = analyze_sentence("He can't boil an egg, let alone bake a cake, much less cook a whole dinner.")
+    assert probe.control == "He can't boil an egg, or bake a cake, much less cook a whole dinner."
+    assert "also holds 'much less': the control replaces only 'let alone'" in probe.message
+    assert "also holds" not in analyze_sentence("He can't swim, let alone dive.").message
