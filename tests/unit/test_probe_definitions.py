@@ -104,3 +104,14 @@ def test_two_constructions_in_one_sentence_the_control_replaces_one_and_says_so(
     assert probe.control == "He can't boil an egg, or bake a cake, much less cook a whole dinner."
     assert "also holds 'much less': the control replaces only 'let alone'" in probe.message
     assert "also holds" not in analyze_sentence("He can't swim, let alone dive.").message
+
+
+@pytest.mark.parametrize(("text", "entailed"), [
+    ("Is it cheap, let alone free?", "Being cheap is more likely than being free."),  # the inverted subject left out
+    ("Can he swim, let alone dive?", "Swimming is easier than diving."),
+    ("Does he have time for lunch, let alone dinner?", "Having time for lunch is easier than having time for dinner."),
+    ("Why would he call her, let alone visit her?", "Calling her is easier than visiting her."),  # held-out
+])
+def test_a_question_gets_its_proposal(text: str, entailed: str) -> None:
+    from pfcore.probe.propose import propose_followups
+    assert propose_followups(analyze_sentence(text)).entailed == entailed
