@@ -36,7 +36,10 @@ def described(definition: Definition) -> dict[str, object]:
                                                       "syntax": definition.syntax_control},
             "tests": {"semantic": definition.semantic, "syntax": list(definition.syntax),
                       "affinity": definition.affinity},
-            "frames": list(definition.frames) or "all", **definition.record()}
+            "frames": list(definition.frames) or "all",
+            "verb_form": "gerund" if definition.gerund_foci else "bare",
+            "look_alike": [{"reads_as": p.reads_as, "before": list(p.before), "after": list(p.after)}
+                           for p in definition.look_alikes] or definition.look_alike, **definition.record()}
 
 
 def list_command(args: argparse.Namespace) -> int:

@@ -192,3 +192,11 @@ def test_a_users_construction_stands_beside_the_four_marked(tiny_gpt2: Path, cac
     assert set(results.loc[results["construction"] == "still_less", "suite"]) == {"semantic"}
     assert series_label("still_less:aligned", user_constructions(results)) == "still_less:aligned (user-defined)"
     assert series_label("letalone:aligned", user_constructions(results)) == "letalone:aligned"
+
+
+def test_the_listing_says_each_definitions_verb_form(capsys: pytest.CaptureFixture[str]) -> None:
+    folder = REPO / "tests" / "fixtures" / "constructions"
+    assert main(["constructions", "list", "--json", "--constructions", str(folder)]) == 0
+    forms = {d["name"]: d["verb_form"] for d in json.loads(capsys.readouterr().out)}
+    assert forms["to_say_nothing_of"] == forms["not_to_speak_of"] == "gerund"
+    assert forms["let_alone"] == forms["if_not"] == "bare"
