@@ -273,7 +273,8 @@ def _read(text: str, name: str, start: int, end: int, lexicon: Lexicon) -> Probe
         return _look_alike(construction, why)
     pattern = _defined_look_alike(construction, text, start, end, paused)
     if pattern is not None:
-        return _look_alike(construction, "its definition's look-alike pattern", pattern.reads_as)
+        example = f", as in '{pattern.example}'" if pattern.example else ""
+        return _look_alike(construction, "its definition's look-alike pattern", pattern.reads_as + example)
     if construction.licensing == "negative" and not paused and not _is_negative(_words(before)):
         return _look_alike(construction, "without a pause, it needs a negative or limiting clause before it "
                                          "('not', 'never', 'hardly', ...)")

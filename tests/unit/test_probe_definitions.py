@@ -54,12 +54,14 @@ def test_a_definitions_own_look_alike_patterns_refuse_what_they_name(tmp_path: P
     (tmp_path / "far_less.yaml").write_text(
         "name: far_less\nwords: far less\nlicensing: negative\nfocus2: stronger\n"
         "look_alike:\n  - reads_as: the comparative 'far less'\n    after: [than]\n"
+        "    example: He ate far less than I did.\n"
         "  - reads_as: the comparative after a verb of amount\n    before: [cost, weigh]\n")
     monkeypatch.setenv("PFCORE_CONSTRUCTIONS", str(tmp_path))
     probe = analyze_sentence("He can't walk, far less run.")
     assert (probe.construction, probe.focus1, probe.focus2) == ("far_less", "walk", "run"), probe.message
     refused = analyze_sentence("He never ate far less than I did.")
-    assert refused.construction is None and "reads as the comparative 'far less'" in refused.message
+    assert refused.construction is None and "reads as the comparative 'far less', as in 'He ate far less than I " \
+        "did.' (its definition's look-alike pattern)" in refused.message
     refused = analyze_sentence("The box didn't weigh far less after the trip.")
     assert refused.construction is None and "after a verb of amount" in refused.message
     refused = analyze_sentence("The box never weighed far less after the trip.")  # its dictionary form matches
