@@ -317,7 +317,8 @@ def _shared_look_alike(text: str, start: int, end: int, paused: bool) -> str:
     not), for every construction: an infinitive a word before it governs, with no pause between
     ("They promised not to speak of it again"), or a subordinator opening a clause after it ("I
     wonder if not everyone agrees")."""
-    return ("" if paused else parse.governed_infinitive(text, start, end)) or parse.opened_clause(text, start, end)
+    return ("" if paused else parse.governed_infinitive(text, start, end)) or parse.opened_clause(text, start, end,
+                                                                                                 paused)
 
 
 def _defined_look_alike(construction: Definition, text: str, start: int, end: int, paused: bool) -> LookAlike | None:

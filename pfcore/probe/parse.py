@@ -369,16 +369,19 @@ def governed_infinitive(text: str, start: int, end: int) -> str:
     return ""
 
 
-def opened_clause(text: str, start: int, end: int) -> str:
+def opened_clause(text: str, start: int, end: int, paused: bool = True) -> str:
     """Why a connective at start:end is a subordinator opening a clause after it, or '': one of
-    its words marks a verb after it that has its own subject ("I wonder if not everyone agrees")."""
+    its words marks a verb after it that has its own subject ("I wonder if not everyone agrees"),
+    or, with no pause before it, any verb after it ("I can't decide if not going is wise", where
+    the parser takes "going" for the verb)."""
     doc = parse(text)
     for token in doc:
         verb = token.head
-        if start <= token.idx < end and token.dep_ == "mark" and verb.idx >= end and any(
-                c.dep_ in SUBJECTS and c.idx >= end for c in verb.children):
+        if start <= token.idx < end and token.dep_ == "mark" and verb.idx >= end and verb.pos_ in ("VERB", "AUX") and (
+                not paused or any(c.dep_ in SUBJECTS and c.idx >= end for c in verb.children)):
             first = next(t for t in doc if t.idx >= end)
-            return f"'{token.text}' opens the clause '{doc[first.i:verb.right_edge.i + 1].text}'"
+            stop = next((t.i for t in doc[first.i:] if t.is_punct), len(doc))  # the clause runs to the next mark
+            return f"'{token.text}' opens the clause '{doc[first.i:max(stop, verb.i + 1)].text}'"
     return ""
 
 

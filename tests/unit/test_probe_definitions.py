@@ -43,6 +43,7 @@ def test_real_uses_of_the_worked_definitions_are_found(text: str, name: str, foc
     ("She made a promise not to speak of it.", "'promise' governs the infinitive 'to speak'"),
     ("He wanted to say nothing of the money.", "'wanted' governs the infinitive 'to say'"),
     ("Tell me if not all the guests arrived.", "'if' opens the clause 'all the guests arrived'"),
+    ("I can't decide if not going is wise.", "'if' opens the clause 'going is wise'"),
 ])
 def test_look_alikes_of_the_worked_definitions_are_refused_by_structure(text: str, why: str) -> None:
     probe = analyze_sentence(text)
