@@ -37,3 +37,15 @@ def test_the_sentences_of_limited_blocks_are_those_the_limited_run_needs(tiny_gp
 def test_limit_blocks_must_be_positive(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert main(["items", "semantic", "--limit-blocks", "0", "--out", str(tmp_path / "x.jsonl")]) == 2
     assert "at least 1" in capsys.readouterr().err and not (tmp_path / "x.jsonl").exists()
+
+
+def test_the_gerund_controls_of_a_preposition_final_connective_pass_items_check(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = Path(__file__).resolve().parents[1] / "fixtures" / "constructions"
+    out = tmp_path / "said.jsonl"
+    assert main(["items", "syntax", "--construction", "to_say_nothing_of", "--constructions", str(folder),
+                 "--limit-blocks", "3", "--out", str(out)]) == 0
+    sentences = {i.sentence for i in read_items(out) if i.manipulation == "VP Conjunction"}
+    assert "You couldn't sing an ugly song, to say nothing of singing a beautiful one." in sentences
+    assert main(["items", "check", str(out), "--constructions", str(folder)]) == 0
+    assert "no problems" in capsys.readouterr().out
