@@ -353,9 +353,14 @@ def upload_name(name: str) -> str:
     return base
 
 
+def size_text(size: int) -> str:
+    """A byte count in the unit the docs use: "64 KiB" below a MiB, "64 MiB" from one MiB on."""
+    return f"{size / MIB:g} MiB" if size >= MIB else f"{size / 1024:g} KiB"
+
+
 def too_large(path: Path, kind: FileKind) -> ReadRefused:
     """The refusal of a file over its kind's cap."""
-    return ReadRefused(path, f"the {kind} is larger than {kind.cap / MIB:g} MiB, the limit for a {kind}; "
+    return ReadRefused(path, f"the {kind} is larger than {size_text(kind.cap)}, the limit for a {kind}; "
                              "is this the right file? (split a larger one)")
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pfcore import __version__
-from pfcore.cli.common import add_constructions_arg
+from pfcore.cli.common import add_constructions_arg, positive_int
 from pfcore.files import write_output
 from pfcore.items.card import build_card, write_card
 from pfcore.items.check import check_items
@@ -20,6 +20,8 @@ from pfcore.items.schema import Item, SemanticItem, SyntaxItem
 from pfcore.names import SuiteName
 from pfcore.scoring.kinds.scores import text_id
 from pfcore.suites import semantic, syntax
+from pfcore.suites.base import ItemSuite
+from pfcore.suites.registry import get_suite
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -47,6 +49,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         parser.add_argument("--reference", type=Path,
                             help="folder of the published data (meaning_alone/data) to check against in the card")
         parser.add_argument("--out", type=Path, required=True, help="file to write (.gz compresses)")
+        parser.add_argument("--limit-blocks", type=positive_int,
+                            help="only the first N blocks (base sentences for syntax, sentences for affinity) of "
+                                 "each construction, as `run --limit-blocks N` reads them")
         if suite != SuiteName.AFFINITY:  # Global Affinity reads a masked model itself: no texts to score elsewhere
             parser.add_argument("--sentences", action="store_true",
                                 help="write, in place of the items, every distinct text a decision needs (id, "
@@ -64,9 +69,9 @@ def _command_line(args: argparse.Namespace) -> str:
     parts = [args.suite]
     if args.construction != "all":
         parts += ["--construction", args.construction]
-    for flag in ("format", "lexicon", "constructions", "reference"):
+    for flag in ("format", "lexicon", "constructions", "reference", "limit_blocks"):
         if getattr(args, flag) is not None:
-            parts += [f"--{flag}", str(getattr(args, flag))]
+            parts += [f"--{flag.replace('_', '-')}", str(getattr(args, flag))]
     parts += ["--out", str(args.out)]
     return "python -m pfcore items " + " ".join(shlex.quote(p) for p in parts)
 
@@ -78,6 +83,9 @@ def generate_command(args: argparse.Namespace) -> int:
                                         folder=args.constructions)
     names = [d.name for d in definitions]
     items = GENERATORS[args.suite](lexicon, names, paper_compatible=args.paper_compatible, folder=args.constructions)
+    suite = get_suite(args.suite)
+    if args.limit_blocks and isinstance(suite, ItemSuite):  # every suite `items` writes is one
+        items = suite.limit(list(items), args.limit_blocks)
     if getattr(args, "sentences", False):
         table = sentences_table(args.suite, items)
         write_output(args.out, table.to_csv(sep="," if ".csv" in args.out.suffixes else "\t", index=False),

@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     """Read the sentence, score it with each model (or at each checkpoint), print the results."""
     probe = analyze_sentence(args.sentence)
     if probe.construction is None:
-        raise InputError(probe.message.splitlines()[0])
+        raise InputError(probe.message)  # whole: its examples too, on the one line the CLI prints
     pairs = pairs_from_args(args)
     proposal = propose_followups(probe) if args.propose or args.auto else None
     proposed = proposed_pairs(probe, proposal, pairs, auto=args.auto)

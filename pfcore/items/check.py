@@ -162,8 +162,10 @@ def _check_syntax(item: SyntaxItem, line: int, lexicon: Lexicon, lookup: _Lookup
     base = lookup.base(item, line, findings)
     if base is not None:
         ordered = base if item.context_order == "aligned" else replace(base, weak=base.strong, strong=base.weak)
+        definition = constructions().get(item.construction)
+        gerund = definition is not None and definition.gerund_foci
         _expect(findings, line, "sentence", item.sentence,
-                manipulations(ordered, item.connective)[item.manipulation])
+                manipulations(ordered, item.connective, gerund=gerund)[item.manipulation])
     return findings
 
 

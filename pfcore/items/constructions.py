@@ -15,6 +15,7 @@ from typing import Any
 
 from pfcore.errors import InputError
 from pfcore.files import MIB, FileKind, read_bounded
+from pfcore.items.definition_checks import definition_problems, ends_in_preposition
 from pfcore.items.lexicon import load_lexicon
 from pfcore.items.safe_yaml import compose
 from pfcore.items.yaml_check import Where, YamlChecker
@@ -31,7 +32,21 @@ LICENSING = ("negative", "positive", "any")  # the clause the construction needs
 FOCUS2 = ("stronger", "weaker")  # where focus 2 lies on the construction's scale
 # The paper's syntactic manipulations, and those that test a negative context (NPI removes the negation).
 SYNTAX_TESTS = ("NPI", "Pseudocleft", "CP Conjunction", "VP Conjunction", "VP Gap Conjunction")
-KEYS = {"name", "words", "licensing", "focus2", "controls", "tests", "frames", "example", "look_alike", "source"}
+KEYS = {"name", "words", "licensing", "focus2", "controls", "tests", "frames", "example", "look_alike", "source",
+        "verb_form"}
+VERB_FORMS = ("bare", "gerund")  # the form of a verb focus after the connective ("let alone sing", "of singing")
+LOOK_ALIKE_KEYS = {"reads_as", "before", "after", "example"}
+
+
+@dataclass(frozen=True)
+class LookAlike:
+    """A definition's own look-alike as data: what its words read as, and the words (or their lemmas)
+    right before the connective (with no pause between) or right after it that make that reading."""
+
+    reads_as: str
+    before: tuple[str, ...] = ()
+    after: tuple[str, ...] = ()
+    example: str = ""
 
 
 @dataclass(frozen=True)
@@ -56,6 +71,14 @@ class Definition:
     path: Path
     sha256: str
     built_in: bool
+    verb_form: str = ""  # "bare" or "gerund" as the definition states it; "" to follow the connective
+    look_alikes: tuple[LookAlike, ...] = ()
+
+    @property
+    def gerund_foci(self) -> bool:
+        """Whether a verb focus after the connective is a gerund: as the definition states, else when
+        the connective ends in a preposition ("to say nothing of singing a beautiful one")."""
+        return self.verb_form == "gerund" if self.verb_form else ends_in_preposition(self.connective)
 
     @property
     def connective(self) -> str:
@@ -87,8 +110,9 @@ class DefinitionChecker(YamlChecker):
 
     def words(self, value: Any, where: Where) -> tuple[str, ...]:
         """One spelling or a list of them, each lowercase words."""
-        items = [value] if isinstance(value, str) else self.sequence(value, where)
-        return tuple(self.text(w, where + (i,), WORDS) for i, w in enumerate(items))
+        if isinstance(value, str):
+            return (self.text(value, where, WORDS),)
+        return tuple(self.text(w, where + (i,), WORDS) for i, w in enumerate(self.sequence(value, where)))
 
     def choice(self, value: Any, where: Where, allowed: tuple[str, ...]) -> str:
         """One of `allowed`; a problem naming them otherwise."""
@@ -109,6 +133,27 @@ class DefinitionChecker(YamlChecker):
     def optional_text(self, value: Any, where: Where) -> str:
         """Text, or "" when left out."""
         return "" if value is None else self.text(value, where)
+
+    def look_alike(self, value: Any) -> tuple[str, tuple[LookAlike, ...]]:
+        """The look-alike: text saying what the words read as, or a list of patterns (each what its
+        words read as, and the words before or after the connective that make that reading)."""
+        if value is None or isinstance(value, str):
+            return self.optional_text(value, ("look_alike",)), ()
+        patterns = tuple(self.pattern(entry, ("look_alike", i))
+                         for i, entry in enumerate(self.sequence(value, ("look_alike",))))
+        return (patterns[0].reads_as if patterns else ""), patterns
+
+    def pattern(self, value: Any, where: Where) -> LookAlike:
+        """One look-alike pattern: `reads_as` text, `before` and/or `after` lists of lowercase words."""
+        entry = self.mapping(value, where)
+        self.keys(entry, where, LOOK_ALIKE_KEYS)
+        words = {key: tuple(self.text(w, where + (key, i), WORDS) for i, w in
+                            enumerate(self.sequence(entry[key], where + (key,))))
+                 for key in ("before", "after") if key in entry}
+        if entry and not words:
+            self.fail(where, "a look-alike pattern needs the words 'before' or 'after' the connective that make it")
+        return LookAlike(self.text(entry.get("reads_as"), where + ("reads_as",)), words.get("before", ()),
+                         words.get("after", ()), self.optional_text(entry.get("example"), where + ("example",)))
 
     def tests(self, value: Any, licensing: str) -> tuple[bool, tuple[str, ...], bool]:
         """Which of the paper's tests apply: semantic, the syntactic manipulations, Global Affinity."""
@@ -149,6 +194,8 @@ class DefinitionChecker(YamlChecker):
         if frames != "all" and (not isinstance(frames, list) or not all(isinstance(f, str) for f in frames)
                                 or not frames):
             self.fail(("frames",), "expected all, or a list of the lexicon's frame names")
+        verb_form = self.choice(data["verb_form"], ("verb_form",), VERB_FORMS) if "verb_form" in data else ""
+        look_alike, look_alikes = self.look_alike(data.get("look_alike"))
         if self.problems or not name:
             return None
         return Definition(
@@ -156,8 +203,8 @@ class DefinitionChecker(YamlChecker):
             syntax_control=syntax_control, semantic=semantic, syntax=syntax, affinity=affinity,
             frames=() if frames == "all" else tuple(frames),
             example=self.optional_text(data.get("example"), ("example",)),
-            look_alike=self.optional_text(data.get("look_alike"), ("look_alike",)),
-            source=self.optional_text(data.get("source"), ("source",)), path=path, sha256=sha256, built_in=built_in)
+            look_alike=look_alike, source=self.optional_text(data.get("source"), ("source",)), path=path,
+            sha256=sha256, built_in=built_in, verb_form=verb_form, look_alikes=look_alikes)
 
 
 def read_definition(path: str | Path, *, built_in: bool = False) -> Definition:
@@ -212,7 +259,17 @@ def _loaded(folder: str) -> tuple[tuple[str, Definition], ...]:
                 clash = "a built-in construction" if earlier.built_in else f"defined in {earlier.path.name}"
                 raise InputError(f"{definition.path}: name: {definition.name!r} is already {clash}; choose another")
             found[definition.name] = definition
+        _check_together(found)
     return tuple(found.items())
+
+
+def _check_together(found: dict[str, Definition]) -> None:
+    """InputError with the problems of the user's definitions beside the others (frames, controls,
+    spellings, verb forms: see `definition_checks`)."""
+    lexicon = load_lexicon()
+    problems = [p for d in found.values() if not d.built_in for p in definition_problems(d, found.values(), lexicon)]
+    if problems:
+        raise InputError("; ".join(problems))
 
 
 def _folder_definitions(folder: Path) -> list[Definition]:

@@ -95,12 +95,19 @@ def generate_semantic(lexicon: Lexicon, constructions: Iterable[str | Definition
     return items
 
 
-def manipulations(base: Base, connective: str) -> dict[str, str]:
+def manipulations(base: Base, connective: str, *, gerund: bool = False) -> dict[str, str]:
     """The base sentence (aligned order: the easier task first, for every connective, so that each
-    pairs with its "and" twin) and its five manipulations with one connective."""
+    pairs with its "and" twin) and its five manipulations with one connective; with `gerund` (a
+    connective that ends in a preposition) the two control manipulations put the verb after it as a
+    gerund, so that they stay grammatical ("..., to say nothing of singing a beautiful one", "...,
+    to say nothing of me singing a beautiful one")."""
     weak, strong = base.weak, base.strong
     pronoun, modal, verb = base.pronoun, base.modal, base.frame.verb
     subject = f"{pronoun.subject} {modal.negative} {verb}"
+    if gerund:
+        gerund_vp = f"{base.frame.gerund} {base.one(strong)}"
+        return {**manipulations(base, connective), "VP Conjunction": base.clause(weak, connective, gerund_vp),
+                "VP Gap Conjunction": base.clause(weak, connective, f"{pronoun.gap_partner} {gerund_vp}")}
     return {
         "base": base.clause(weak, connective, base.one(strong)),
         "NPI": base.clause(weak, connective, base.one(strong), modal=modal.positive),
@@ -126,11 +133,11 @@ def generate_syntax(lexicon: Lexicon, constructions: Iterable[str | Definition] 
     items = []
     for base in bases:
         uses = [base.frame.name in f for f in frames]
-        wanted = [(d.name, d.connective, t) for d, t, used in zip(definitions, tests, uses) if used]
+        wanted = [(d.name, d.connective, t, d.gerund_foci) for d, t, used in zip(definitions, tests, uses) if used]
         if wanted:
-            wanted.append((lexicon.syntax_control, lexicon.syntax_control, tuple(MANIPULATIONS)))
-        for name, connective, kept in wanted:
-            for manipulation, sentence in manipulations(base, connective).items():
+            wanted.append((lexicon.syntax_control, lexicon.syntax_control, tuple(MANIPULATIONS), False))
+        for name, connective, kept, gerund in wanted:
+            for manipulation, sentence in manipulations(base, connective, gerund=gerund).items():
                 if manipulation in kept:
                     items.append(build(
                         SyntaxItem, construction=name, connective=connective,

@@ -107,7 +107,8 @@ class YamlChecker:
             self.missing(where)
             return ""
         if not isinstance(value, str) or not value.strip():
-            self.fail(where, f"expected text, found {type_name(value)}")
+            self.fail(where, "is empty; expected text" if isinstance(value, str) else
+                      f"expected text, found {type_name(value)}")
             return ""
         if pattern and not all(pattern.match(w) for w in value.split()):
             self.fail(where, f"{value!r} must be lowercase words")

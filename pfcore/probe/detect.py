@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from pfcore.errors import InputError
-from pfcore.items.constructions import Definition, constructions, definition_of
+from pfcore.items.constructions import Definition, LookAlike, constructions, definition_of
 from pfcore.items.generate import generate_semantic, generate_syntax
 from pfcore.items.lexicon import Lexicon, Pronoun, load_lexicon
 from pfcore.items.schema import SYNTAX_CONTROL, SemanticItem, SyntaxItem
@@ -212,10 +212,11 @@ def analyze_sentence(text: str, lexicon: Lexicon | None = None) -> Probe:
     text = clean_text(text)
     lexicon = lexicon or _default_lexicon()
     first_rejection = ""
-    for start, end, name in _candidates(text):
+    candidates = _candidates(text)
+    for start, end, name in candidates:
         read = _read(text, name, start, end, lexicon)
         if isinstance(read, Probe):
-            return replace(read, message=_found_message(read))
+            return replace(read, message=_found_message(read) + _others_note(read, candidates))
         first_rejection = first_rejection or read
     return Probe(text, None, first_rejection or _not_found_message(text), lexicon)
 
@@ -228,6 +229,16 @@ def _candidates(text: str) -> list[tuple[int, int, str]]:
             pattern = r"\b" + r"\s+".join(map(re.escape, spelling.split())) + r"\b"
             hits += [(m.start(), m.end(), name) for m in re.finditer(pattern, text, re.IGNORECASE)]
     return sorted(hits)
+
+
+def _others_note(probe: Probe, candidates: list[tuple[int, int, str]]) -> str:
+    """A word on the other connectives of the sentence (none: ''): the control replaces only the one read."""
+    others = [probe.text[a:b] for a, b, _ in candidates if b <= probe.span[0] or a >= probe.span[1]]
+    if not others:
+        return ""
+    listed = ", ".join(f"'{w}'" for w in dict.fromkeys(others))
+    return (f" The sentence also holds {listed}: the control replaces only '{probe.connective}', "
+            "and the rest stays in both sentences.")
 
 
 def _not_found_message(text: str) -> str:
@@ -252,13 +263,18 @@ def _read(text: str, name: str, start: int, end: int, lexicon: Lexicon) -> Probe
         return _with_frame(probe, *fitted)
     before, after = _sentence_before(text, start), _focus2_words(text, end)
     if not _words(re.split(f"[{re.escape(PAUSES)}]", before)[-1]) or not after:
-        return (f"'{connective}' needs a clause before it and a focus after it, as in: {construction.example} "
-                f"Without them it reads as {construction.look_alike or 'another use of its words'}")
+        example = f", as in: {construction.example}" if construction.example else "."
+        return (f"'{connective}' needs a clause before it and a focus after it{example} "
+                f"Without them it reads as {construction.look_alike or 'another use of its words'}.")
     paused = text[:start].rstrip().endswith(tuple(PAUSES))
     own = OWN_TESTS.get(name)
-    why = own(text, start, end, paused) if own is not None else ""
+    why = (own(text, start, end, paused) if own is not None else "") or _shared_look_alike(text, start, end, paused)
     if why:
         return _look_alike(construction, why)
+    pattern = _defined_look_alike(construction, text, start, end, paused)
+    if pattern is not None:
+        example = f", as in '{pattern.example}'" if pattern.example else ""
+        return _look_alike(construction, "its definition's look-alike pattern", pattern.reads_as + example)
     if construction.licensing == "negative" and not paused and not _is_negative(_words(before)):
         return _look_alike(construction, "without a pause, it needs a negative or limiting clause before it "
                                          "('not', 'never', 'hardly', ...)")
@@ -296,9 +312,28 @@ def _with_foci(probe: Probe, first: Phrase, second: Phrase) -> Probe:
                    structure=(first, second))
 
 
-def _look_alike(construction: Definition, why: str) -> str:
+def _shared_look_alike(text: str, start: int, end: int, paused: bool) -> str:
+    """Why the connective's words are, by the sentence's structure, something else ('' when they are
+    not), for every construction: an infinitive a word before it governs, with no pause between
+    ("They promised not to speak of it again"), or a subordinator opening a clause after it ("I
+    wonder if not everyone agrees")."""
+    return ("" if paused else parse.governed_infinitive(text, start, end)) or parse.opened_clause(text, start, end,
+                                                                                                 paused)
+
+
+def _defined_look_alike(construction: Definition, text: str, start: int, end: int, paused: bool) -> LookAlike | None:
+    """The definition's own look-alike pattern that the words around the connective match: a word
+    (or its dictionary form) right before it with no pause between, or right after it."""
+    if not construction.look_alikes:
+        return None
+    before, after = parse.neighbours(text, start, end)
+    return next((p for p in construction.look_alikes
+                 if (not paused and before & set(p.before)) or after & set(p.after)), None)
+
+
+def _look_alike(construction: Definition, why: str, reads: str = "") -> str:
     """The message for a connective that is not its construction here: what it reads as, and why."""
-    reads = construction.look_alike or "another use of its words"
+    reads = reads or construction.look_alike or "another use of its words"
     example = f", as in: {construction.example}" if construction.example else ""
     return (f"No Paired-Focus construction found: '{construction.connective}' here reads as "
             f"{reads} ({why}); the construction joins two foci on a scale{example}")

@@ -19,12 +19,19 @@ SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
 OBJECTS = frozenset({"dobj", "ccomp", "xcomp", "attr", "oprd", "pobj"})
 PREDICATES = frozenset({"acomp", "attr", "oprd"})  # how a state hangs on "be" or a linking verb
 WH_TAGS = frozenset({"WDT", "WP", "WP$", "WRB"})
+# Adverbs of time or degree at the end of the clause before the connective: not part of focus 1
+# ("He can't walk yet, let alone run.").
+SCALAR_ADVERBS = frozenset({"yet", "already", "even", "still", "ever", "anymore", "either", "too"})
+# Tags of the words whose complement an infinitive can be: finite and bare verbs, gerunds, nouns.
+GOVERNING_TAGS = frozenset({"VB", "VBD", "VBP", "VBZ", "VBG", "NN", "NNS"})
 # What each kind of phrase is called in a message.
 KIND_NAMES = {"NP": "a noun phrase", "PP": "a prepositional phrase", "AP": "an adjective or adverb phrase",
-              "VP": "a verb phrase", "clause": "a clause", "wh-clause": "a clause with 'that', 'if' or a wh-word"}
+              "VP": "a verb phrase", "clause": "a clause", "wh-clause": "a clause opened by a wh-word",
+              "that-clause": "a clause opened by 'that', 'if' or 'whether'"}
 # Kinds that can stand in each other's place: a noun phrase and a complement clause fill the same
-# slot ("know his name" / "know where he lives").
-INTERCHANGEABLE = frozenset({frozenset({"NP", "wh-clause"})})
+# slot ("know his name" / "know where he lives" / "know that he left").
+INTERCHANGEABLE = frozenset({frozenset({"NP", "wh-clause"}), frozenset({"NP", "that-clause"}),
+                             frozenset({"wh-clause", "that-clause"})})
 MAX_PARSES = 512
 # Words that make a clause negative or limiting: the context of a negative-polarity connective.
 NEGATIVE_WORDS = frozenset({"not", "no", "never", "nobody", "nothing", "none", "nowhere", "neither",
@@ -104,13 +111,28 @@ def kind_of(head: Token, start: int | None = None) -> str:
     start = head.left_edge.i if start is None else start
     first = head.doc[start]
     if head.pos_ in ("VERB", "AUX"):
-        if first.dep_ == "mark" or (first.tag_ in WH_TAGS and first.i < head.i):
+        if first.dep_ == "mark":
+            return "that-clause"
+        if first.tag_ in WH_TAGS and first.i < head.i:
             return "wh-clause"
         if any(c.dep_ in SUBJECTS and c.i >= start for c in head.children):
             return "clause"
-        bare = head.tag_ == "VBN" and not any(c.dep_ in OBJECTS for c in head.children)
-        return "AP" if bare else "VP"  # a participle without an object is read as an adjective
+        bare = head.tag_ == "VBN" and not any(c.dep_ in OBJECTS for c in head.children) and not _perfect(head)
+        return "AP" if bare else "VP"  # a participle without an object or "have" is read as an adjective
+    if head.pos_ in ("ADJ", "ADV") and any(c.dep_ == "det" for c in head.children):
+        return "NP"  # a determiner makes a noun phrase of a word tagged an adjective ("the abstract")
     return "PP" if head.pos_ == "ADP" else "AP" if head.pos_ in ("ADJ", "ADV") else "NP"
+
+
+def _perfect(verb: Token) -> bool:
+    """Whether a participle is a perfect tense ("hasn't finished"), or joined to one ("tried, let
+    alone succeeded" shares "has")."""
+    while True:
+        if any(c.dep_ == "aux" and c.lemma_ == "have" for c in verb.children):
+            return True
+        if verb.dep_ != "conj" or verb.head.i == verb.i:
+            return False
+        verb = verb.head
 
 
 @dataclass(frozen=True)
@@ -141,6 +163,8 @@ def coordination(text: str, at: int, joiner: str) -> tuple[Phrase, Phrase] | str
                      frozenset(c.dep_ for c in head2.lefts if c.i >= first2))
     end2 = _clipped_end(doc, head2, conj)
     before = [t for t in doc if t.idx < at and not t.is_punct]
+    while len(before) > 1 and _is_scalar_adverb(before[-1]):
+        before.pop()  # "walk yet, let alone run": the adverb is the clause's, not focus 1's
     if not before:
         return "nothing comes before the connective"
     last = before[-1].i
@@ -152,11 +176,19 @@ def coordination(text: str, at: int, joiner: str) -> tuple[Phrase, Phrase] | str
     kind1, kind2 = kind_of(head1, start1), second.kind
     if head2.head.i == head1.i and head2.dep_ == "conj" and {kind1, kind2} == {"NP", "AP"}:
         kind2 = kind1  # the parser joined them: a noun tagged as an adjective ("shrimp, or squid")
+    if (kind1, kind2) == ("VP", "AP") and first2 == head2.i == end2 - 1 and is_verb_word(head2.text):
+        kind2 = "VP"  # a bare verb the tagger read as an adjective after the joiner ("swim, or even dive")
     phrase1 = Phrase(doc[start1].idx, _end_char(doc, _phrase_end(head1, last)), kind1, head1.idx,
                      head1.tag_ == "PRP", *_attachment(head1))
     phrase2 = Phrase(doc[first2].idx, _end_char(doc, end2 - 1), kind2, head2.idx, head2.tag_ == "PRP",
                      *_attachment(head2))
     return phrase1, phrase2
+
+
+def is_verb_word(word: str) -> bool:
+    """Whether a word is a verb where only a verb can stand, after a modal ("They can dive."): its
+    lexical category checked where a coordination's tagging is unsure."""
+    return parse(f"They can {word}.")[2].pos_ == "VERB"
 
 
 def _second_head(doc: Doc, conj: Token) -> Token | None:
@@ -201,6 +233,12 @@ def _first_phrase(doc: Doc, second: _Second, last: int) -> tuple[Token, int] | N
                     and same_slot(kind_of(c), second.kind)]
         head = siblings[-1] if siblings else None
     return None if head is None else (head, _phrase_start(head, second))
+
+
+def _is_scalar_adverb(token: Token) -> bool:
+    """Whether a word is an adverb of time or degree that hangs on its clause ("yet", "already",
+    "even"), which a focus leaves out."""
+    return token.lower_ in SCALAR_ADVERBS and token.dep_ in ("advmod", "npadvmod")
 
 
 def _is_phrase(token: Token) -> bool:
@@ -289,8 +327,9 @@ def dismissal(text: str, start: int, end: int) -> str:
         words = doc[clause.left_edge.i:clause.right_edge.i + 1].text.rstrip(",;:\u2014\u2013 ")
         return f"the clause before it, '{words}', is a condition of the verb 'mind' that dismisses what follows"
     governor = mind.head
+    complements = [c for c in governor.children if c.dep_ in ("dobj", "attr", "ccomp", "xcomp") and c.i < mind.i]
     reports = (mind.dep_ in ("xcomp", "ccomp", "parataxis") and governor.i < mind.i and governor.pos_ == "VERB"
-               and not any(c.dep_ in ("dobj", "attr") for c in governor.children))
+               and not complements)  # "I don't know where he lives, never mind ...": 'know' has its complement
     return f"it is what '{governor.text}' reports" if reports else ""
 
 
@@ -312,3 +351,49 @@ def infinitive_governor(text: str, start: int, end: int) -> str:
     words = doc[objects[0].left_edge.i:objects[0].right_edge.i + 1].text
     name = governor.lemma_ if governor.pos_ == "AUX" else governor.text
     return f"'{name}' governs the infinitive 'to mention', and '{words}' is its object"
+
+
+def governed_infinitive(text: str, start: int, end: int) -> str:
+    """Why a connective at start:end that holds an infinitive ("not to speak of", "to say nothing
+    of") is that infinitive, or '': a verb or a noun before it governs the infinitive as its
+    complement ("They promised not to speak of it again", "a promise not to speak of it"); "be", a
+    participle or an adjective ("cramped to say nothing of the noise") does not count."""
+    doc = parse(text)
+    inside = [t for t in doc if start <= t.idx < end]
+    for to, verb in zip(inside, inside[1:]):
+        governor = verb.head
+        if (to.tag_ == "TO" and verb.pos_ in ("VERB", "AUX") and governor.i != verb.i and governor.idx < start
+                and verb.dep_ in ("xcomp", "ccomp", "acl") and governor.tag_ in GOVERNING_TAGS
+                and governor.pos_ != "AUX"):
+            return f"'{governor.text}' governs the infinitive 'to {verb.text}'"
+    return ""
+
+
+def opened_clause(text: str, start: int, end: int, paused: bool = True) -> str:
+    """Why a connective at start:end is a subordinator opening a clause after it, or '': one of
+    its words marks a verb after it that has its own subject ("I wonder if not everyone agrees"),
+    or, with no pause before it, any verb after it ("I can't decide if not going is wise", where
+    the parser takes "going" for the verb)."""
+    doc = parse(text)
+    for token in doc:
+        verb = token.head
+        if start <= token.idx < end and token.dep_ == "mark" and verb.idx >= end and verb.pos_ in ("VERB", "AUX") and (
+                not paused or any(c.dep_ in SUBJECTS and c.idx >= end for c in verb.children)):
+            first = next(t for t in doc if t.idx >= end)
+            stop = next((t.i for t in doc[first.i:] if t.is_punct), len(doc))  # the clause runs to the next mark
+            return f"'{token.text}' opens the clause '{doc[first.i:max(stop, verb.i + 1)].text}'"
+    return ""
+
+
+def neighbours(text: str, start: int, end: int) -> tuple[frozenset[str], frozenset[str]]:
+    """The word right before characters start:end and the word right after them, each as written
+    (lower-cased) and in its dictionary form ("promised", "promise"); none where punctuation is next."""
+    doc = parse(text)
+    before = [t for t in doc if t.idx + len(t.text) <= start]
+    after = [t for t in doc if t.idx >= end]
+    return _forms(before[-1] if before else None), _forms(after[0] if after else None)
+
+
+def _forms(token: Token | None) -> frozenset[str]:
+    """A word as written (lower-cased) and its dictionary form; none for punctuation or no word."""
+    return frozenset() if token is None or token.is_punct else frozenset({token.lower_, token.lemma_.lower()})

@@ -171,7 +171,9 @@ def _lead_phrases(probe: Probe, head: Token) -> Phrases | str:
     if any(c.dep_ == "expl" for c in verb.children):
         return (f"'{verb.text}' here says that something exists ('there {verb.text}'), which is neither a task nor "
                 "a state to compare")
-    between = [t for t in verb.doc[verb.i + 1:] if t.idx < probe.focus1_span[0] and not _dropped(t)]
+    inverted = {t.i for c in verb.children if c.dep_ in SUBJECTS and c.i > verb.i for t in c.subtree}  # "Is it"
+    between = [t for t in verb.doc[verb.i + 1:] if t.idx < probe.focus1_span[0] and not _dropped(t)
+               and t.i not in inverted]
     lemma = IDIOMS.get((verb.lemma_, between[0].lower_ if between else ""), verb.lemma_)
     words = [t.text for t in between]
     base = " ".join([lemma] + words)

@@ -18,7 +18,7 @@ from pfcore.probe.parse import KIND_NAMES, hanging, parallel, same_slot
 PHRASE_OPENERS = frozenset({"a", "an", "the", "this", "these", "those", "my", "your", "his", "her", "its", "our",
                             "their", "some", "any", "no", "all", "both", "each", "every", "many", "several", "most",
                             "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "half"})
-CLAUSES = frozenset({"clause", "wh-clause"})
+CLAUSES = frozenset({"clause", "wh-clause", "that-clause"})
 ANAPHORS = frozenset({"one", "ones"})
 INDEFINITE = frozenset({"a", "an"})
 # Words spelled with a vowel but said with a consonant ("a unicorn"), and the reverse ("an hour").

@@ -30,11 +30,17 @@ def main_table(suite_name: str, summary: pd.DataFrame) -> str:
     interval."""
     suite = get_suite(suite_name)
     if suite.pivoted:
-        main = summary[summary["filter"].isin(suite.headline)]
-        wide = main.pivot(index="construction", columns="filter", values="accuracy")
-        return (wide[[f for f in suite.headline if f in wide.columns]] * 100).round(1).to_string()
+        main = summary[summary["filter"].isin(suite.headline)].copy()
+        main["cell"] = [_percent_of(a, n) for a, n in zip(main["accuracy"], main["n"])]
+        wide = main.pivot(index="construction", columns="filter", values="cell").fillna("")
+        return wide[[f for f in suite.headline if f in wide.columns]].to_string()
     cols = ["construction", "filter", "accuracy", "ci_low", "ci_high", "n"]
     return summary[cols].rename(columns={"accuracy": suite.metric}).round(4).to_string(index=False)
+
+
+def _percent_of(accuracy: float, n: float) -> str:
+    """An accuracy as a percentage with its n: "100.0% (n=3)"; "n=0" where there were no decisions."""
+    return "n=0" if not n else f"{accuracy * 100:.1f}% (n={int(n):,})"
 
 
 def headline_filters(suite_name: str, summary: pd.DataFrame) -> list[str]:

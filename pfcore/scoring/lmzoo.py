@@ -58,6 +58,11 @@ class SentenceSurprisals:
     line: int
     tokens: tuple[str, ...]
     bits: tuple[float, ...]
+    lines: tuple[int, ...] = ()  # the line of each token (blank lines may lie between them)
+
+    def token_line(self, index: int | None) -> int:
+        """The line of token `index` (from 0), else of the sentence's first token."""
+        return self.lines[index] if index is not None and 0 <= index < len(self.lines) else self.line
 
 
 @dataclass(frozen=True)
@@ -148,6 +153,7 @@ class _Builder:
         self.number, self.line = 0, 0
         self.tokens: list[str] = []
         self.bits: list[float] = []
+        self.lines: list[int] = []
 
     def cells(self, text: str) -> list[str]:
         """A line's cells: split at tabs (or, in a file whose header has none, at runs of spaces)."""
@@ -171,12 +177,14 @@ class _Builder:
             raise InputError(f"{where}: the token is empty")
         self.tokens.append(cells[2])
         self.bits.append(_surprisal(cells[3], where))
+        self.lines.append(line)
 
     def _close(self) -> None:
         """Finish the sentence being gathered."""
         if self.tokens:
-            self.done.append(SentenceSurprisals(self.number, self.line, tuple(self.tokens), tuple(self.bits)))
-        self.tokens, self.bits = [], []
+            self.done.append(SentenceSurprisals(self.number, self.line, tuple(self.tokens), tuple(self.bits),
+                                                tuple(self.lines)))
+        self.tokens, self.bits, self.lines = [], [], []
 
     def finish(self) -> tuple[SentenceSurprisals, ...]:
         """Every sentence; InputError when the file has no token rows."""
@@ -208,7 +216,13 @@ def _surprisal(cell: str, where: str) -> float:
 # ---------------------------------------------------------------- alignment
 
 class AlignmentError(InputError):
-    """Tokens that do not fit a sentence; the message names the region (by its label) and the token."""
+    """Tokens that do not fit a sentence; the message names the region (by its label) and the token,
+    and `token` is that token's index (from 0; None where no one token is at fault), so that the
+    caller can name the token's own row."""
+
+    def __init__(self, message: str, token: int | None = None) -> None:
+        super().__init__(message)
+        self.token = token
 
 
 @dataclass(frozen=True)
@@ -337,7 +351,7 @@ def _byte_group(tokens: Sequence[str], k: int, byte_level: bool) -> tuple[int, s
         except UnicodeDecodeError:
             continue
     raise AlignmentError(f"token {k + 1} ({tokens[k]!r}) stands for bytes that are not UTF-8 text, "
-                         f"even with the {MAX_BYTE_GROUP - 1} tokens after it")
+                         f"even with the {MAX_BYTE_GROUP - 1} tokens after it", k)
 
 
 @lru_cache(maxsize=2**14)
@@ -450,7 +464,7 @@ class _Search:
         return AlignmentError(f"{self.labels[low]}: the tokens fit the text in more than one way, so "
                               f"{self._token(self.units[place].first)} could belong here or to "
                               f"{self.labels[high]}; refusing to guess (unknown-word tokens side by side are "
-                              "the usual cause)")
+                              "the usual cause)", self.units[place].first)
 
     def _failure(self, graph: dict[State, list[tuple[State, int]]]) -> AlignmentError:
         """Why no alignment exists, at the furthest state reached."""
@@ -459,11 +473,12 @@ class _Search:
         if used == len(self.units):
             return AlignmentError(f"{self.labels[self.region_of[at]]}: the tokens end before the text does; no "
                                   f"token stands for {self._excerpt(at)!r}")
-        token = self._token(self.units[used].first)
+        first = self.units[used].first
+        token = self._token(first)
         if at == len(self.text):
-            return AlignmentError(f"{self.labels[self.end]}: {token} comes after the end of the sentence")
+            return AlignmentError(f"{self.labels[self.end]}: {token} comes after the end of the sentence", first)
         return AlignmentError(f"{self.labels[self.region_of[at]]}: {token} does not spell the text at "
-                              f"{self._excerpt(at)!r}")
+                              f"{self._excerpt(at)!r}", first)
 
     def _token(self, index: int) -> str:
         """A token named in a message: its number (from 1) and its text."""

@@ -182,7 +182,8 @@ def evaluate_surprisals(suite: GymSuite, surprisals: SurprisalFile) -> FileEvalu
         try:
             where = align_tokens(condition.sentence, sentence.tokens, condition.spans, labels, byte_level=byte_level)
         except AlignmentError as exc:
-            raise InputError(f"{surprisals.label}:{sentence.line}: sentence {sentence.number} (item {item.number}, "
+            raise InputError(f"{surprisals.label}:{sentence.token_line(exc.token)}: sentence {sentence.number} "
+                             f"(item {item.number}, "
                              f"condition {place} {condition.name!r}), {exc}") from None
         n = len(condition.regions)
         values = {m: aggregate(sentence.bits, where, n, m) for m in metrics}

@@ -15,6 +15,7 @@ from pfcore.errors import InputError
 from pfcore.files import file_slug
 from pfcore.items import default_items, generate_semantic, load_lexicon
 from pfcore.items.constructions import DEFINITION_FILE, Definition, constructions, read_definition
+from pfcore.items.definition_checks import definition_problems
 from pfcore.items.schema import SemanticItem
 from pfcore.names import SuiteName, construction_title
 from pfcore.scoring.requests import Progress, RequestScorer
@@ -47,6 +48,9 @@ def definition_from_text(file_name: str, data: bytes) -> Definition:
         path.write_bytes(data)
         try:
             definition = read_definition(path)
+            problems = definition_problems(definition, constructions().values(), load_lexicon())  # as `check` does
+            if problems:
+                raise InputError("; ".join(problems))
         except InputError as exc:  # name the visitor's file, not the server's temporary folder
             raise InputError(str(exc).replace(str(Path(folder)) + "/", "")) from None
     known = constructions()

@@ -104,7 +104,21 @@ BAD = {
     "an unknown key (not echoed)": (GOOD + "db_password: hunter2\n", "unknown key"),
     "a positive context with syntax tests": ("name: x_y\nwords: x y\nlicensing: positive\nfocus2: stronger\n"
                                              "tests: {syntax: [NPI]}\n", "tests.syntax: the syntactic manipulations"),
-    "a huge file": ("# " + "x" * 70_000 + "\n" + GOOD, "larger than"),
+    "a huge file": ("# " + "x" * 70_000 + "\n" + GOOD, "larger than 64 KiB"),
+    # issue 40: what items, run and the Probe need
+    "a frame the lexicon lacks": (GOOD + "frames: [fly kite (small-large)]\n",
+                                  "frames: 1 of its 1 frames are not the lexicon's (`pfcore constructions frames` "
+                                  "lists them: sing song (beautiful-ugly);"),
+    "a control that is a scalar connective": (GOOD + "controls: {semantic: let alone}\n",
+                                              "controls.semantic: the control is a spelling of the construction "
+                                              "let_alone (built in)"),
+    "a spelling of a built-in": ("name: x_y\nwords: [x y, never mind]\nlicensing: negative\nfocus2: stronger\n",
+                                 "words: 1 of its spellings belong to the construction never_mind (built in)"),
+    "a bare verb after a preposition": ("name: x_of\nwords: x of\nlicensing: any\nfocus2: stronger\n"
+                                        "verb_form: bare\n", "verb_form: its connective ends in a preposition"),
+    "an empty spelling": ("name: x_y\nwords: ''\nlicensing: negative\nfocus2: stronger\n", "words: is empty"),
+    "a look-alike pattern without words": (GOOD + "look_alike: [{reads_as: the comparative}]\n",
+                                           "look_alike[0]: a look-alike pattern needs the words"),
 }
 
 
@@ -118,6 +132,34 @@ def test_a_bad_definition_is_one_line_and_exit_2(case: str, tmp_path: Path) -> N
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2 and len(lines) == 1 and words in lines[0], done.stderr
     assert "hunter2" not in done.stderr and "middle" not in done.stderr
+
+
+def test_the_frames_a_definition_may_name_are_listed(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["constructions", "frames"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert listed[0] == "sing song (beautiful-ugly)" and "lift rock (small-large)" in listed
+    assert listed == [f.name for f in load_lexicon().frames]
+
+
+def test_a_clash_with_a_definition_of_the_folder_is_refused_by_check_and_by_items(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "still_less.yaml").write_text(GOOD)
+    (folder / "other.yaml").write_text("name: other\nwords: still less\nlicensing: negative\nfocus2: stronger\n")
+    assert main(["constructions", "check", str(folder / "other.yaml"), "--constructions", str(folder)]) == 2
+    assert "words: 1 of its spellings belong to the construction still_less (user-defined)" in capsys.readouterr().err
+    out = tmp_path / "items.jsonl"
+    assert main(["items", "semantic", "--construction", "other", "--constructions", str(folder),
+                 "--out", str(out)]) == 2
+    assert "belong to the construction" in capsys.readouterr().err and not out.exists()
+
+
+def test_the_three_worked_definitions_of_the_issue_are_valid(capsys: pytest.CaptureFixture[str]) -> None:
+    folder = REPO / "tests" / "fixtures" / "constructions"
+    for path in sorted(folder.glob("*.yaml")):
+        assert main(["constructions", "check", str(path), "--constructions", str(folder)]) == 0
+    assert capsys.readouterr().out.count("a valid definition") == 3
 
 
 def test_a_bad_definition_in_a_folder_generates_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -150,3 +192,11 @@ def test_a_users_construction_stands_beside_the_four_marked(tiny_gpt2: Path, cac
     assert set(results.loc[results["construction"] == "still_less", "suite"]) == {"semantic"}
     assert series_label("still_less:aligned", user_constructions(results)) == "still_less:aligned (user-defined)"
     assert series_label("letalone:aligned", user_constructions(results)) == "letalone:aligned"
+
+
+def test_the_listing_says_each_definitions_verb_form(capsys: pytest.CaptureFixture[str]) -> None:
+    folder = REPO / "tests" / "fixtures" / "constructions"
+    assert main(["constructions", "list", "--json", "--constructions", str(folder)]) == 0
+    forms = {d["name"]: d["verb_form"] for d in json.loads(capsys.readouterr().out)}
+    assert forms["to_say_nothing_of"] == forms["not_to_speak_of"] == "gerund"
+    assert forms["let_alone"] == forms["if_not"] == "bare"

@@ -514,7 +514,7 @@ def test_caps_refuse_larger_files_and_keep_real_ones(tmp_path: Path, monkeypatch
     monkeypatch.setattr(syntaxgym, "STIMULI_FILE", FileKind("stimuli file", 1 << 16))
     monkeypatch.setattr(syntaxgym, "SUITE_FILE", FileKind("SyntaxGym suite", 1 << 16))
     for path, kind in ((stimuli, "stimuli file"), (suite, "SyntaxGym suite")):
-        with pytest.raises(InputError, match=f"the {kind} is larger than 0.0625 MiB"):
+        with pytest.raises(InputError, match=f"the {kind} is larger than 64 KiB"):
             read_stimuli_file(path)
 
 

@@ -139,6 +139,10 @@ def test_probe_cli_refuses_a_sentence_without_construction(capsys: pytest.Captur
     assert main(["probe", "He ate much less than I did.", "--json"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "construction" in err
+    assert main(["probe", "The cat sat on the mat.", "--json"]) == 2
+    err = capsys.readouterr().err  # whole, not cut at "e.g.:" (issue 40)
+    assert err.count("\n") == 1 and "e.g.: / - let alone: He doesn't like shrimp, let alone squid." in err
+    assert err.rstrip().endswith("never mind cook a meal.")
 
 
 @pytest.mark.slow

@@ -164,18 +164,19 @@ def test_side_by_side_unks_in_one_region_are_not_ambiguous(tmp_path: Path) -> No
     assert values(result) == pytest.approx([3.0, 3.0])
 
 
-@pytest.mark.parametrize("rows, expected", [
-    ([("The", 0.0), ("cat", 1.0), ("barks", 1.0), ("loudly.", 1.0)], "region 1 (r1): token 2 ('cat') does not spell "
-     "the text at 'dog barks loudly.'"),
-    ([("The", 0.0), ("dog", 1.0), ("barks", 1.0)], "region 3 (r3): the tokens end before the text does; no token "
+@pytest.mark.parametrize("rows, line, expected", [
+    ([("The", 0.0), ("cat", 1.0), ("barks", 1.0), ("loudly.", 1.0)], 3, "region 1 (r1): token 2 ('cat') does not "
+     "spell the text at 'dog barks loudly.'"),
+    ([("The", 0.0), ("dog", 1.0), ("barks", 1.0)], 2, "region 3 (r3): the tokens end before the text does; no token "
      "stands for 'loudly.'"),
-    ([("The", 0.0), ("dog", 1.0), ("barks", 1.0), ("loudly.", 1.0), ("again", 1.0)],
+    ([("The", 0.0), ("dog", 1.0), ("barks", 1.0), ("loudly.", 1.0), ("again", 1.0)], 6,
      "region 3 (r3): token 5 ('again') comes after the end of the sentence"),
 ])
-def test_tokens_that_do_not_fit_say_where(tmp_path: Path, rows: list[Row], expected: str) -> None:
+def test_tokens_that_do_not_fit_say_where(tmp_path: Path, rows: list[Row], line: int, expected: str) -> None:
+    """The line is the faulty token's own row (issue 40), the sentence's first where no one token is at fault."""
     with pytest.raises(InputError) as caught:
         evaluate(tmp_path, [REGIONS], [rows])
-    assert str(caught.value).startswith(f"{tmp_path / 'surprisals.tsv'}:2: sentence 1 (item 1, condition 1 'a'), ")
+    assert str(caught.value).startswith(f"{tmp_path / 'surprisals.tsv'}:{line}: sentence 1 (item 1, condition 1 'a'), ")
     assert str(caught.value).endswith(expected)
 
 

@@ -98,6 +98,18 @@ def _row(path: Path, line: int, row: list[str]) -> tuple[str, tuple[float, int]]
     return row[0].strip(), (logprob, int(row[2]))
 
 
+def shown_request(request: Request, width: int = 64) -> str:
+    """A text in a message, told apart from its neighbours: the end of its prefix (where the semantic
+    contexts differ: "let alone a huge one." / "or a huge one.") and its text with the middle left out
+    (where the follow-ups differ: "easier" / "harder", and the last words)."""
+    text = request.text if len(request.text) <= width else (
+        request.text[:width // 2 - 2] + "..." + request.text[-(width // 2 - 1):])
+    if not request.prefix:
+        return repr(text)
+    prefix = request.prefix if len(request.prefix) <= width // 2 else "..." + request.prefix[-(width // 2 - 3):]
+    return f"{prefix!r} + {text!r}"
+
+
 class ScoresScorer:
     """A request scorer over a scores file: each text's log-probability as the first of its tokens'
     and 0 for the rest, so its sum and its mean per token are the file's, exactly."""
@@ -116,7 +128,7 @@ class ScoresScorer:
         keys = [text_id(r.prefix, r.text) for r in requests]
         missing = {k: r for k, r in zip(keys, requests) if k not in self.scores.values}  # each text once
         if missing:
-            shown = "; ".join(f"{k} ({r.text[:40]!r})" for k, r in list(missing.items())[:SHOWN_MISSING])
+            shown = "; ".join(f"{k} ({shown_request(r)})" for k, r in list(missing.items())[:SHOWN_MISSING])
             raise InputError(f"{self.scores.path} lacks {len(missing):,} of the {len(set(keys)):,} texts this run "
                              f"needs, e.g. {shown}; write the list with `pfcore items SUITE --sentences` and score "
                              "every text of it")
