@@ -3,6 +3,7 @@ sentence-score reductions. They are StrEnums, so a member equals its value ("cau
 writes as that text in manifests, tables and cache keys; code compares members, never literals."""
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
 from enum import StrEnum
 from typing import TypeVar
@@ -12,6 +13,14 @@ from pfcore.errors import InputError
 E = TypeVar("E", bound=StrEnum)
 # The embedded default model's name: SmolLM2-135M-Instruct, 4-bit Q4_1 GGUF (see models.spec).
 DEFAULT_MODEL = "smollm2-135m-instruct-q4_1"
+# Bidirectional controls: shown as nothing, they reorder the text around them (U+202E turns "fpg.exe" around).
+BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def unprintable(text: str) -> bool:
+    """Whether a text holds a character not shown as itself on one line: a control (a newline, a tab,
+    NUL), a lone surrogate, or a bidirectional control."""
+    return any(ch in BIDI or unicodedata.category(ch) in ("Cc", "Cs") for ch in text)
 
 
 def named(names: type[E], text: str, what: str) -> E:

@@ -5,7 +5,7 @@ lives in the visitor's session (docs/constructions.md, In the app)."""
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
@@ -45,9 +45,9 @@ def definition_from_text(file_name: str, data: bytes) -> Definition:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / f"{file_slug(Path(file_name).stem) or 'definition'}.yaml"
         path.write_bytes(data)
-        try:
-            definition = read_definition(path)
-        except InputError as exc:  # name the visitor's file, not the server's temporary folder
+        try:  # the definition, and its problems now and later (unknown frames), name the visitor's file alone
+            definition = replace(read_definition(path), path=Path(path.name))
+        except InputError as exc:
             raise InputError(str(exc).replace(str(Path(folder)) + "/", "")) from None
     known = constructions()
     if definition.name in known and known[definition.name].built_in:
