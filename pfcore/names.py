@@ -23,6 +23,25 @@ def unprintable(text: str) -> bool:
     return any(ch in BIDI or unicodedata.category(ch) in ("Cc", "Cs") for ch in text)
 
 
+MAX_NAME_CHARS = 300  # of a name a user gives (a model's, as a link's model name)
+
+
+def checked_name(text: str, what: str, chars: int = MAX_NAME_CHARS) -> str:
+    """A name a user gives that pfcore records and shows (a model's with --scores): not blank, at most
+    `chars` characters, no space at either end, every character printable on one line (see
+    `unprintable`); InputError saying which rule it breaks, never quoting it, otherwise."""
+    if not text.strip():
+        raise InputError(f"{what} is empty or blank; give a name")
+    if len(text) > chars:
+        raise InputError(f"{what} is {len(text):,} characters long; a name has at most {chars:,}")
+    if unprintable(text):
+        raise InputError(f"{what} holds a control character (a newline, a tab) or a bidirectional control, "
+                         "which would hide or reorder what is shown; give a name of printable characters")
+    if text != text.strip():
+        raise InputError(f"{what} starts or ends with a space; give the name without it")
+    return text
+
+
 def named(names: type[E], text: str, what: str) -> E:
     """The member of `names` a text spells ("masked" -> ModelKind.MASKED); InputError listing them otherwise."""
     try:

@@ -22,6 +22,7 @@ from pfcore.errors import InputError
 from pfcore.files import MIB, FileKind, read_bounded
 from pfcore.models.loading import LoadedModel
 from pfcore.models.spec import ModelSpec
+from pfcore.names import checked_name
 from pfcore.scoring.align import Span
 from pfcore.scoring.kinds.base import Kind
 from pfcore.scoring.lmzoo import MAX_TOKEN_BITS
@@ -185,6 +186,7 @@ class ScoresKind(Kind):
     def attach(self, model: str, path: str | Path) -> ModelSpec:
         """The spec of the model `model` whose scores are the file at `path` (read and checked now): its
         revision names the file's content, so other scores of the same model are another spec."""
+        checked_name(model, "the model's name (--model, with --scores)")
         spec = ModelSpec(name=model, revision=f"scores-{read_scores(path).sha256[:12]}", kind=self.name)
         self.files[(spec.name, spec.revision)] = Path(path)
         return spec
