@@ -13,6 +13,7 @@ from pfcore.errors import InputError
 E = TypeVar("E", bound=StrEnum)
 # The embedded default model's name: SmolLM2-135M-Instruct, 4-bit Q4_1 GGUF (see models.spec).
 DEFAULT_MODEL = "smollm2-135m-instruct-q4_1"
+DTYPES = ("float32", "bfloat16", "float16")  # the precisions a model loads in, the default first
 # Bidirectional controls: shown as nothing, they reorder the text around them (U+202E turns "fpg.exe" around).
 BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
