@@ -1,5 +1,5 @@
 """The Probe's chart titles show the sentence as typed (issue 38): a sentence holding both quote marks
-was shown as Python's repr, `'He doesn\\'t like "shrimp", ...'`."""
+was shown as Python's repr, with a backslash before the apostrophe of `doesn't`."""
 from __future__ import annotations
 
 import json
