@@ -35,9 +35,9 @@ SERIES_HELP = ("CONSTRUCTION:FILTER[@METRIC], e.g. letalone:aligned, pf_avg:all,
 
 
 def _print_json(data: object) -> None:
-    """JSON on stdout; NaN becomes null so any JSON reader accepts it."""
+    """JSON on stdout; NaN (an undefined value) and an infinity become null so any JSON reader accepts it."""
     def clean(value: object) -> object:
-        if isinstance(value, float) and math.isnan(value):
+        if isinstance(value, float) and not math.isfinite(value):
             return None
         if isinstance(value, dict):
             return {k: clean(v) for k, v in value.items()}
