@@ -170,8 +170,8 @@ def compare_picker(primary: ModelSpec) -> tuple[ModelSpec, ...]:
     """Up to MAX_COMPARED more models (name, folder, .gguf or hub id, with @revision) to score
     side by side with the sidebar model, of the same kind, precision and device."""
     policy = deployment()
-    options = list(policy.models_allowed if policy.public else
-                   dict.fromkeys([DEFAULT_MODEL, *st.session_state.get("model_compare", [])]))
+    options = list([m for m in policy.models_allowed if policy.variant(m) == policy.variant(primary.label)]
+                   if policy.public else dict.fromkeys([DEFAULT_MODEL, *st.session_state.get("model_compare", [])]))
     if policy.public:
         st.session_state["model_compare"] = [m for m in st.session_state.get("model_compare", []) if m in options]
     picked = st.sidebar.multiselect(

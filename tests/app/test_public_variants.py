@@ -11,6 +11,7 @@ import pytest
 from pfcore.deployment import _parse
 from pfcore.errors import InputError, ModelLoadError
 from pfcore.models import ModelSpec
+from pfcore.scoring.fake import ENABLE_VAR, FAKE_MODEL
 from pfcore.scoring.models import MODELS
 from pfcore.ui import model as ui_model
 from tests.app.test_app_public import public  # noqa: F401 - the fixture
@@ -62,3 +63,15 @@ def test_the_sidebar_shows_the_teachers_variant_and_no_picker_for_it(public: str
     assert not [s for s in at.sidebar.selectbox if s.key == "model_dtype"]
     assert not [r for r in at.sidebar.radio if r.key == "model_kind"]
     assert any("causal, float32, as this class server offers it" in c for c in texts(at.sidebar.caption))
+
+
+def test_compare_offers_only_the_allowed_models_of_the_same_variant(monkeypatch: pytest.MonkeyPatch,
+                                                                    cache_dir: Path) -> None:
+    """A model of another kind or dtype would be refused when it loads: it is not offered beside."""
+    monkeypatch.setenv(ENABLE_VAR, "1")
+    monkeypatch.setenv("PFCORE_PUBLIC", "1")
+    monkeypatch.setenv("PFCORE_MODELS_ALLOWED", f"{FAKE_MODEL},ORG/b,ORG/bert:masked,ORG/c:causal:bfloat16")
+    monkeypatch.setattr(MODELS, "loaded", lambda spec: pytest.fail(f"a model was loaded: {spec}"))
+    at = page("pages/1_Probe.py", FAKE_MODEL).run(timeout=240)
+    no_errors(at)
+    assert at.sidebar.multiselect(key="model_compare").options == ["ORG/b"]
