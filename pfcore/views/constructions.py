@@ -51,7 +51,7 @@ def definition_from_text(file_name: str, data: bytes) -> Definition:
             raise InputError(str(exc).replace(str(Path(folder)) + "/", "")) from None
     known = constructions()
     if definition.name in known and known[definition.name].built_in:
-        raise InputError(f"name: {definition.name!r} is one of the paper's four; choose another name")
+        raise InputError(f"{definition.path}: name: the name is one of the paper's four; choose another name")
     return definition
 
 

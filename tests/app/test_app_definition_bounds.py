@@ -46,3 +46,9 @@ def test_an_upload_with_unknown_frames_names_no_server_folder(public: str, cache
     names_no_server_folder(at, cache_dir)
     assert [e for e in texts(at.error) if e.startswith("fu.yaml: frames:")], texts(at.error)
     assert not [folder for folder in server_folders(cache_dir) if folder in shown(at)]
+
+
+def test_a_name_of_the_four_is_refused_without_quoting_it(cache_dir: Path) -> None:
+    with pytest.raises(InputError, match=r"^mine\.yaml: name: the name is one of the paper's four") as refused:
+        definition_from_text("mine.yaml", b"name: let_alone\nwords: still less\nlicensing: negative\nfocus2: stronger")
+    assert "'let_alone'" not in str(refused.value)
