@@ -10,7 +10,9 @@ PORT ?= 8501
 
 venv: $(STAMP)
 
-$(STAMP): requirements.txt
+# The stamp is named by requirements.txt's content (its cksum), so a change of content asks for a new one
+# and a `touch` or a fresh copy (a newer file of the same content) rebuilds nothing.
+$(STAMP):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check torch==2.13.0
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt

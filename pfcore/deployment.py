@@ -16,7 +16,7 @@ from typing import Protocol
 
 from pfcore.errors import InputError
 from pfcore.files import MIB
-from pfcore.names import DEFAULT_MODEL
+from pfcore.names import DEFAULT_MODEL, DTYPES, ModelKind
 
 PUBLIC_VAR = "PFCORE_PUBLIC"
 MODELS_VAR = "PFCORE_MODELS_ALLOWED"
@@ -46,6 +46,20 @@ class Loadable(Protocol):
         """Whether the model may run its own code."""
         ...
 
+    @property
+    def kind(self) -> str:
+        """What the model predicts (causal, masked)."""
+        ...
+
+    @property
+    def dtype(self) -> str:
+        """The precision it loads in."""
+        ...
+
+
+Variant = tuple[str, str]  # an allowed model's kind and dtype
+DEFAULT_VARIANT: Variant = (ModelKind.CAUSAL, DTYPES[0])
+
 
 @dataclass(frozen=True)
 class Deployment:
@@ -56,6 +70,7 @@ class Deployment:
     models_allowed: tuple[str, ...] = (DEFAULT_MODEL,)
     max_blocks: int = DEFAULT_MAX_BLOCKS
     upload_cap: int = DEFAULT_UPLOAD_MIB * MIB
+    variants: tuple[tuple[str, Variant], ...] = ()  # the allowed models whose kind or dtype is not the default
 
     @property
     def allows_paths(self) -> bool:
@@ -63,9 +78,14 @@ class Deployment:
         return not self.public
 
     def is_allowed(self, spec: Loadable) -> bool:
-        """Whether this model may load: any in private mode; in public mode a listed one, never
-        with remote code."""
-        return not self.public or (spec.label in self.models_allowed and not spec.trust_remote_code)
+        """Whether this model may load: any in private mode; in public mode a listed one in the kind and
+        dtype the list gives it (no other variant loads, nor evicts the class's model), never with remote code."""
+        return not self.public or (spec.label in self.models_allowed and not spec.trust_remote_code
+                                   and (spec.kind, spec.dtype) == self.variant(spec.label))
+
+    def variant(self, label: str) -> Variant:
+        """The kind and dtype an allowed model loads in (causal, float32 unless the list says otherwise)."""
+        return dict(self.variants).get(label, DEFAULT_VARIANT)
 
     def first_label(self) -> str:
         """The model a page starts with: the embedded default, or in public mode the first allowed."""
@@ -114,20 +134,32 @@ def _parse(values: tuple[str, str, str, str]) -> Deployment:
     public, models, blocks, upload = (v.strip() for v in values)
     if public not in ("", "0", "1"):
         raise InputError(f"{PUBLIC_VAR} must be 1 (public mode) or 0 (private); unset it or set one of them")
-    return Deployment(public=public == "1", models_allowed=_models(models),
+    entries = _models(models)
+    return Deployment(public=public == "1", models_allowed=tuple(label for label, _ in entries),
+                      variants=tuple(entry for entry in entries if entry[1] != DEFAULT_VARIANT),
                       max_blocks=_whole(blocks, BLOCKS_VAR, DEFAULT_MAX_BLOCKS, MOST_BLOCKS),
                       upload_cap=_whole(upload, UPLOAD_VAR, DEFAULT_UPLOAD_MIB, MOST_UPLOAD_MIB) * MIB)
 
 
-def _models(text: str) -> tuple[str, ...]:
-    """The allow-list's labels (the embedded default when empty); paths are refused, so that no
-    server path is ever shown in the picker."""
-    labels = tuple(dict.fromkeys(label.strip() for label in text.split(",") if label.strip()))
-    for number, label in enumerate(labels, start=1):
-        if not HUB_ID.fullmatch(label) or label.endswith(".gguf"):
-            raise InputError(f"{MODELS_VAR}: entry {number} is not a hub id (ORG/NAME, optionally @revision) or "
-                             f"the embedded model's name ({DEFAULT_MODEL}); public mode takes no paths")
-    return labels or (DEFAULT_MODEL,)
+def _models(text: str) -> tuple[tuple[str, Variant], ...]:
+    """The allow-list's entries, LABEL[:KIND[:DTYPE]], as labels with their kind and dtype (the embedded
+    default, causal, float32 when empty); paths are refused, so that no server path is ever shown in the picker."""
+    entries = dict(_entry(number, entry.strip()) for number, entry in enumerate(
+        (e for e in text.split(",") if e.strip()), start=1))
+    return tuple(entries.items()) or ((DEFAULT_MODEL, DEFAULT_VARIANT),)
+
+
+def _entry(number: int, entry: str) -> tuple[str, Variant]:
+    """One allow-list entry as its label and variant; InputError naming its number (never its text) otherwise."""
+    label, *rest = (part.strip() for part in entry.split(":"))
+    if not HUB_ID.fullmatch(label) or label.endswith(".gguf"):
+        raise InputError(f"{MODELS_VAR}: entry {number} is not a hub id (ORG/NAME, optionally @revision) or "
+                         f"the embedded model's name ({DEFAULT_MODEL}); public mode takes no paths")
+    kind, dtype = (*rest, *DEFAULT_VARIANT[len(rest):])[:2] if len(rest) <= 2 else ("", "")
+    if kind not in tuple(ModelKind) or dtype not in DTYPES:
+        raise InputError(f"{MODELS_VAR}: entry {number} is not LABEL, LABEL:KIND or LABEL:KIND:DTYPE (a kind of "
+                         f"{', '.join(ModelKind)}; a dtype of {', '.join(DTYPES)})")
+    return label, (kind, dtype)
 
 
 def _whole(text: str, name: str, default: int, most: int) -> int:

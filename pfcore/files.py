@@ -3,6 +3,7 @@ files), locks, and bounded reads of a user's file. Each reader names its kind of
 cap (a `FileKind` beside the reader), so a new kind of file touches only its own module."""
 from __future__ import annotations
 
+import errno
 import fcntl
 import gzip
 import io
@@ -197,12 +198,7 @@ def locked(path: Path, *, wait: bool = True, busy: str = "", holder: str = "") -
     naming the holder: what the process that holds it wrote in the file (`holder`, its pid, since when)."""
     path = Path(path)
     make_folder(path.parent, "the folder of a lock file")
-    try:
-        handle = open(path, "a+")  # noqa: SIM115 - closed below, after the lock is released
-    except OSError as exc:
-        raise environment_problem(exc, path, "a lock file", "open") or InputError(
-            f"cannot open the lock file {path}: {exc.strerror or exc}") from exc
-    with handle:
+    with _open_lock(path) as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
         except BlockingIOError:
@@ -218,6 +214,31 @@ def locked(path: Path, *, wait: bool = True, busy: str = "", holder: str = "") -
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+LOCK_FLAGS = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+def _open_lock(path: Path) -> io.TextIOWrapper:
+    """A lock file opened for reading and writing, created when missing, never through a symbolic link
+    (O_NOFOLLOW) and never anything but a plain file of one name: a link, a FIFO or a hard link planted
+    at its predictable name in a shared folder is refused, so its target is never truncated or written."""
+    try:
+        fd = os.open(path, LOCK_FLAGS, 0o666)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise InputError(f"the lock file {path} is a symbolic link; pfcore does not follow it (someone may "
+                             "have planted it): remove the link, or give another folder") from None
+        raise environment_problem(exc, path, "a lock file", "open") or InputError(
+            f"cannot open the lock file {path}: {exc.strerror or exc}") from exc
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+        os.close(fd)
+        what = "not a plain file" if not stat.S_ISREG(info.st_mode) else "a file with another name too (a hard link)"
+        raise InputError(f"the lock file {path} is {what}; pfcore will not write it (someone may have planted it): "
+                         "remove it, or give another folder")
+    os.set_blocking(fd, True)
+    return open(fd, "r+", encoding="utf-8", errors="replace")  # noqa: SIM115 - the caller closes it
 
 
 def write_atomic_set(files: Sequence[tuple[Path, bytes | str, str]]) -> None:

@@ -3,6 +3,7 @@ sentence-score reductions. They are StrEnums, so a member equals its value ("cau
 writes as that text in manifests, tables and cache keys; code compares members, never literals."""
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
 from enum import StrEnum
 from typing import TypeVar
@@ -12,6 +13,34 @@ from pfcore.errors import InputError
 E = TypeVar("E", bound=StrEnum)
 # The embedded default model's name: SmolLM2-135M-Instruct, 4-bit Q4_1 GGUF (see models.spec).
 DEFAULT_MODEL = "smollm2-135m-instruct-q4_1"
+DTYPES = ("float32", "bfloat16", "float16")  # the precisions a model loads in, the default first
+# Bidirectional controls: shown as nothing, they reorder the text around them (U+202E turns "fpg.exe" around).
+BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def unprintable(text: str) -> bool:
+    """Whether a text holds a character not shown as itself on one line: a control (a newline, a tab,
+    NUL), a lone surrogate, or a bidirectional control."""
+    return any(ch in BIDI or unicodedata.category(ch) in ("Cc", "Cs") for ch in text)
+
+
+MAX_NAME_CHARS = 300  # of a name a user gives (a model's, as a link's model name)
+
+
+def checked_name(text: str, what: str, chars: int = MAX_NAME_CHARS) -> str:
+    """A name a user gives that pfcore records and shows (a model's with --scores): not blank, at most
+    `chars` characters, no space at either end, every character printable on one line (see
+    `unprintable`); InputError saying which rule it breaks, never quoting it, otherwise."""
+    if not text.strip():
+        raise InputError(f"{what} is empty or blank; give a name")
+    if len(text) > chars:
+        raise InputError(f"{what} is {len(text):,} characters long; a name has at most {chars:,}")
+    if unprintable(text):
+        raise InputError(f"{what} holds a control character (a newline, a tab) or a bidirectional control, "
+                         "which would hide or reorder what is shown; give a name of printable characters")
+    if text != text.strip():
+        raise InputError(f"{what} starts or ends with a space; give the name without it")
+    return text
 
 
 def named(names: type[E], text: str, what: str) -> E:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import textwrap
@@ -24,6 +23,7 @@ from pfcore.analysis.models import (
 from pfcore.analysis.series import available_series, milestones, series_values
 from pfcore.cli.common import duplicate_warning
 from pfcore.errors import InputError
+from pfcore.output import json_text
 from pfcore.runs.checkpoints import duplicate_checkpoints
 from pfcore.store.fetch import fetch_published
 from pfcore.store.published import BUNDLE_PATH, bundle_published, collection_of, manifest_path
@@ -35,16 +35,16 @@ SERIES_HELP = ("CONSTRUCTION:FILTER[@METRIC], e.g. letalone:aligned, pf_avg:all,
 
 
 def _print_json(data: object) -> None:
-    """JSON on stdout; NaN becomes null so any JSON reader accepts it."""
+    """JSON on stdout; NaN (an undefined value) and an infinity become null so any JSON reader accepts it."""
     def clean(value: object) -> object:
-        if isinstance(value, float) and math.isnan(value):
+        if isinstance(value, float) and not math.isfinite(value):
             return None
         if isinstance(value, dict):
             return {k: clean(v) for k, v in value.items()}
         if isinstance(value, list):
             return [clean(v) for v in value]
         return value
-    print(json.dumps(clean(data), indent=2))
+    print(json_text(clean(data), indent=2))
 
 
 def cmd_import(args: argparse.Namespace) -> int:

@@ -3,7 +3,6 @@ folder of definitions), and the check of one definition file (docs/constructions
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from pfcore.cli.common import add_constructions_arg
@@ -11,6 +10,7 @@ from pfcore.errors import InputError
 from pfcore.items.constructions import Definition, constructions, read_definition
 from pfcore.items.definition_checks import definition_problems, frame_names
 from pfcore.items.lexicon import load_lexicon
+from pfcore.output import json_text
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -46,7 +46,7 @@ def list_command(args: argparse.Namespace) -> int:
     """Print every known construction, the paper's four first."""
     found = constructions(args.constructions)
     if args.json:
-        print(json.dumps([described(d) for d in found.values()]))
+        print(json_text([described(d) for d in found.values()]))
         return 0
     for d in found.values():
         tests = ", ".join(t for t, on in (("semantic", d.semantic), ("syntax", d.syntax), ("affinity", d.affinity))

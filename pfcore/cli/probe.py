@@ -8,7 +8,6 @@ scored in one scorer call (`pfcore.probe.sections`)."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 import pandas as pd
@@ -25,6 +24,7 @@ from pfcore.cli.common import (
 from pfcore.errors import InputError
 from pfcore.models.spec import ModelSpec
 from pfcore.names import Reduction
+from pfcore.output import json_text
 from pfcore.probe.checkpoints import CheckpointProbe, effect_column, model_scorer, probe_checkpoints
 from pfcore.probe.detect import Probe, analyze_sentence
 from pfcore.probe.propose import Proposal, propose_followups
@@ -207,7 +207,7 @@ def _over_checkpoints(args: argparse.Namespace, probe: Probe, pairs: list[tuple[
     for warning in series.repeats:
         print(f"warning: {warning}", file=sys.stderr)
     if args.json:
-        print(json.dumps({"series": name, "sentence": probe.text, "construction": probe.construction,
+        print(json_text({"series": name, "sentence": probe.text, "construction": probe.construction,
                           "reduction": args.reduction, "corrected": args.corrected,
                           "effect_unit": UNIT[args.reduction], "focus2_unit": "bits",
                           "checkpoints": json_rows(series.table)}, allow_nan=False))

@@ -3,7 +3,6 @@ print the accuracies (or one JSON summary)."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
@@ -20,6 +19,7 @@ from pfcore.errors import InputError
 from pfcore.items.schema import CONSTRUCTIONS
 from pfcore.models.spec import DEFAULT_MODEL, ModelSpec
 from pfcore.names import Reduction, SuiteName
+from pfcore.output import json_text
 from pfcore.runs.checkpoints import checkpoints, duplicate_checkpoints, series_name
 from pfcore.runs.report import main_table, summary_json
 from pfcore.runs.runner import RunConfig, run_suite
@@ -119,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
     bar = progress_view(f"{config.suite}", enabled=sys.stderr.isatty() or not args.json)
     record = run_suite(run_spec(args), config, bar)
     if args.json:
-        print(json.dumps(summary_json(record)))
+        print(json_text(summary_json(record)))
         return 0
     m = record.manifest
     print(f"{m.suite} suite, {m.model.label} ({m.scoring}), {m.items.count} items, "

@@ -5,10 +5,10 @@ failed for a reason of its own; the others are done and merged all the same; 130
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
+from pfcore.output import json_text
 from pfcore.sweep.driver import run_sweep
 from pfcore.sweep.jobs import DONE, FAILED
 from pfcore.sweep.plan import load_plan
@@ -60,7 +60,7 @@ def sweep(args: argparse.Namespace) -> int:
                         Screen(enabled=tty or not args.json, tty=tty).draw)
     failed = summary.of(FAILED)
     if args.json:
-        print(json.dumps(summary.to_json()))
+        print(json_text(summary.to_json()))
     else:
         print(f"sweep {plan.name!r}: {summary.line()}")
         for report in summary.of(DONE):

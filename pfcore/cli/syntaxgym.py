@@ -3,7 +3,6 @@ the suite evaluated from that model's token surprisals (an lm-zoo file), as synt
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -11,6 +10,7 @@ import pandas as pd
 
 from pfcore.files import write_output
 from pfcore.items.syntaxgym import read_suite, read_suite_json
+from pfcore.output import json_text
 from pfcore.scoring.lmzoo import read_surprisals
 from pfcore.suites.syntaxgym import FileEvaluation, evaluate_surprisals, evaluated_json, suite_sentences
 
@@ -57,7 +57,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
     """Evaluate the suite from the surprisal file; print or write the tables, or the suite as JSON."""
     suite, data = read_suite_json(args.suite)
     evaluation = evaluate_surprisals(suite, read_surprisals(args.surprisals))
-    text = (json.dumps(evaluated_json(data, evaluation, args.model_name), indent=4) + "\n" if args.json
+    text = (json_text(evaluated_json(data, evaluation, args.model_name), indent=4) + "\n" if args.json
             else report(evaluation))
     if args.out is None:
         sys.stdout.write(text)

@@ -19,6 +19,7 @@ from pfcore.items.definition_checks import definition_problems, ends_in_preposit
 from pfcore.items.lexicon import load_lexicon
 from pfcore.items.safe_yaml import compose
 from pfcore.items.yaml_check import Where, YamlChecker
+from pfcore.names import unprintable
 from pfcore.paths import DATA_DIR
 
 DEFINITION_FILE = FileKind("construction definition", MIB // 16)  # a definition is about 1 kB
@@ -28,12 +29,21 @@ FOLDER_VAR = "PFCORE_CONSTRUCTIONS"
 MAX_DEFINITIONS = 64  # in one folder
 WORDS = re.compile(r"^[a-z][a-z'-]*( [a-z][a-z'-]*)*$")
 NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+# Bounds on every field, checked before anything is generated: a definition within them generates an item
+# set about as large as the paper's (tests/unit/test_definition_bounds.py generates the largest one).
+MAX_NAME = 40  # characters of a name ("not_to_mention" has 14)
+MAX_SPELLING = 40  # characters of one spelling or control ("not to mention" has 14)
+MAX_SPELLINGS = 8  # spellings of one construction
+MAX_TEXT = 500  # characters of example, look_alike and source
+MAX_FRAMES = 64  # frame names in a definition's list (the lexicon has 15)
+MAX_FRAME_NAME = 100  # characters of one frame name
 LICENSING = ("negative", "positive", "any")  # the clause the construction needs before it
 FOCUS2 = ("stronger", "weaker")  # where focus 2 lies on the construction's scale
 # The paper's syntactic manipulations, and those that test a negative context (NPI removes the negation).
 SYNTAX_TESTS = ("NPI", "Pseudocleft", "CP Conjunction", "VP Conjunction", "VP Gap Conjunction")
 KEYS = {"name", "words", "licensing", "focus2", "controls", "tests", "frames", "example", "look_alike", "source",
         "verb_form"}
+TEXTS = ("example", "source")  # optional lines of text (look_alike may be text too)
 VERB_FORMS = ("bare", "gerund")  # the form of a verb focus after the connective ("let alone sing", "of singing")
 LOOK_ALIKE_KEYS = {"reads_as", "before", "after", "example"}
 
@@ -109,10 +119,60 @@ class DefinitionChecker(YamlChecker):
     """The YAML checker with a definition's fields."""
 
     def words(self, value: Any, where: Where) -> tuple[str, ...]:
-        """One spelling or a list of them, each lowercase words."""
+        """One spelling or a list of them (at most MAX_SPELLINGS), each a bounded `spelling`."""
         if isinstance(value, str):
-            return (self.text(value, where, WORDS),)
-        return tuple(self.text(w, where + (i,), WORDS) for i, w in enumerate(self.sequence(value, where)))
+            return (self.spelling(value, where),)
+        items = self.sequence(value, where)
+        if len(items) > MAX_SPELLINGS:
+            self.fail(where, f"at most {MAX_SPELLINGS} spellings, found {len(items):,}")
+            return ()
+        return tuple(self.spelling(w, where + (i,)) for i, w in enumerate(items))
+
+    def spelling(self, value: Any, where: Where) -> str:
+        """Lowercase words joined by single spaces, at most MAX_SPELLING characters; a problem naming
+        the rule, never the value, otherwise (a newline, a tab or a run of spaces included)."""
+        if not isinstance(value, str) or not value.strip() or len(value) <= MAX_SPELLING and WORDS.match(value):
+            return self.text(value, where, WORDS)
+        if len(value) > MAX_SPELLING:
+            self.fail(where, f"a spelling has at most {MAX_SPELLING} characters, found {len(value):,}")
+        else:
+            self.fail(where, "expected lowercase words (letters, ' and -) separated by single spaces, with no "
+                             "newline, tab or other space")
+        return ""
+
+    def bounded_name(self, value: Any) -> str:
+        """The name: lowercase letters, digits and '_', starting with a letter, at most MAX_NAME characters."""
+        name = self.text(value, ("name",))
+        if len(name) > MAX_NAME:
+            self.fail(("name",), f"a name has at most {MAX_NAME} characters, found {len(name):,}")
+            return ""
+        if name and not NAME.match(name):
+            self.fail(("name",), "expected lowercase letters, digits and '_', starting with a letter")
+        return name
+
+    def line_of_text(self, value: Any, where: Where, *, required: bool = False) -> str:
+        """Text of one line (no control or bidirectional-override character), at most MAX_TEXT characters;
+        "" when left out, unless `required`."""
+        text = self.text(value, where) if required else self.optional_text(value, where)
+        if len(text) > MAX_TEXT:
+            self.fail(where, f"at most {MAX_TEXT} characters, found {len(text):,}")
+        elif unprintable(text):
+            self.fail(where, "expected one line of text, without a newline, tab, control or bidirectional character")
+        return text
+
+    def frame_names(self, value: Any) -> tuple[str, ...]:
+        """`all` (as ()), or a list of at most MAX_FRAMES frame names of at most MAX_FRAME_NAME characters."""
+        if value == "all":
+            return ()
+        if not isinstance(value, list) or not value or not all(isinstance(f, str) for f in value):
+            self.fail(("frames",), "expected all, or a list of the lexicon's frame names")
+        elif len(value) > MAX_FRAMES:
+            self.fail(("frames",), f"at most {MAX_FRAMES} frames, found {len(value):,}")
+        elif any(len(f) > MAX_FRAME_NAME or unprintable(f) for f in value):
+            self.fail(("frames",), f"a frame name is one line of at most {MAX_FRAME_NAME} characters")
+        else:
+            return tuple(value)
+        return ()
 
     def choice(self, value: Any, where: Where, allowed: tuple[str, ...]) -> str:
         """One of `allowed`; a problem naming them otherwise."""
@@ -138,22 +198,24 @@ class DefinitionChecker(YamlChecker):
         """The look-alike: text saying what the words read as, or a list of patterns (each what its
         words read as, and the words before or after the connective that make that reading)."""
         if value is None or isinstance(value, str):
-            return self.optional_text(value, ("look_alike",)), ()
-        patterns = tuple(self.pattern(entry, ("look_alike", i))
-                         for i, entry in enumerate(self.sequence(value, ("look_alike",))))
+            return self.line_of_text(value, ("look_alike",)), ()
+        entries = self.sequence(value, ("look_alike",))
+        if len(entries) > MAX_SPELLINGS:
+            self.fail(("look_alike",), f"at most {MAX_SPELLINGS} patterns, found {len(entries):,}")
+            return "", ()
+        patterns = tuple(self.pattern(entry, ("look_alike", i)) for i, entry in enumerate(entries))
         return (patterns[0].reads_as if patterns else ""), patterns
 
     def pattern(self, value: Any, where: Where) -> LookAlike:
         """One look-alike pattern: `reads_as` text, `before` and/or `after` lists of lowercase words."""
         entry = self.mapping(value, where)
         self.keys(entry, where, LOOK_ALIKE_KEYS)
-        words = {key: tuple(self.text(w, where + (key, i), WORDS) for i, w in
-                            enumerate(self.sequence(entry[key], where + (key,))))
-                 for key in ("before", "after") if key in entry}
+        words = {key: self.words(entry[key], where + (key,)) for key in ("before", "after") if key in entry}
         if entry and not words:
             self.fail(where, "a look-alike pattern needs the words 'before' or 'after' the connective that make it")
-        return LookAlike(self.text(entry.get("reads_as"), where + ("reads_as",)), words.get("before", ()),
-                         words.get("after", ()), self.optional_text(entry.get("example"), where + ("example",)))
+        return LookAlike(self.line_of_text(entry.get("reads_as"), where + ("reads_as",), required=True),
+                         words.get("before", ()), words.get("after", ()),
+                         self.line_of_text(entry.get("example"), where + ("example",)))
 
     def tests(self, value: Any, licensing: str) -> tuple[bool, tuple[str, ...], bool]:
         """Which of the paper's tests apply: semantic, the syntactic manipulations, Global Affinity."""
@@ -176,35 +238,29 @@ class DefinitionChecker(YamlChecker):
             self.fail((), "a construction definition is a mapping (see docs/constructions.md)")
             return None
         self.keys(data, (), KEYS)
-        name = self.text(data.get("name"), ("name",))
-        if name and not NAME.match(name):
-            self.fail(("name",), "expected lowercase letters, digits and '_', starting with a letter")
+        name = self.bounded_name(data.get("name"))
         words = self.words(data.get("words"), ("words",))
         licensing = self.choice(data.get("licensing"), ("licensing",), LICENSING)
         focus2 = self.choice(data.get("focus2"), ("focus2",), FOCUS2)
         controls = self.mapping(data.get("controls"), ("controls",)) if data.get("controls") is not None else {}
         self.keys(controls, ("controls",), {"semantic", "syntax"})
-        semantic_control = self.text(controls.get("semantic", "or"), ("controls", "semantic"), WORDS)
-        syntax_control = self.text(controls.get("syntax", "and"), ("controls", "syntax"), WORDS)
+        semantic_control = self.spelling(controls.get("semantic", "or"), ("controls", "semantic"))
+        syntax_control = self.spelling(controls.get("syntax", "and"), ("controls", "syntax"))
         if set(words) & {semantic_control, syntax_control}:
             self.fail(("words",), "a spelling of the construction is also one of its controls: the control "
                       "must be a connective without its meaning")
         semantic, syntax, affinity = self.tests(data.get("tests"), licensing)
-        frames = data.get("frames", "all")
-        if frames != "all" and (not isinstance(frames, list) or not all(isinstance(f, str) for f in frames)
-                                or not frames):
-            self.fail(("frames",), "expected all, or a list of the lexicon's frame names")
+        frames = self.frame_names(data.get("frames", "all"))
+        example, source = (self.line_of_text(data.get(key), (key,)) for key in TEXTS)
         verb_form = self.choice(data["verb_form"], ("verb_form",), VERB_FORMS) if "verb_form" in data else ""
         look_alike, look_alikes = self.look_alike(data.get("look_alike"))
         if self.problems or not name:
             return None
         return Definition(
             name=name, words=words, licensing=licensing, focus2=focus2, semantic_control=semantic_control,
-            syntax_control=syntax_control, semantic=semantic, syntax=syntax, affinity=affinity,
-            frames=() if frames == "all" else tuple(frames),
-            example=self.optional_text(data.get("example"), ("example",)),
-            look_alike=look_alike, source=self.optional_text(data.get("source"), ("source",)), path=path,
-            sha256=sha256, built_in=built_in, verb_form=verb_form, look_alikes=look_alikes)
+            syntax_control=syntax_control, semantic=semantic, syntax=syntax, affinity=affinity, frames=frames,
+            example=example, look_alike=look_alike, source=source, path=path, sha256=sha256, built_in=built_in,
+            verb_form=verb_form, look_alikes=look_alikes)
 
 
 def read_definition(path: str | Path, *, built_in: bool = False) -> Definition:
@@ -257,7 +313,7 @@ def _loaded(folder: str) -> tuple[tuple[str, Definition], ...]:
             earlier = found.get(definition.name)
             if earlier is not None:
                 clash = "a built-in construction" if earlier.built_in else f"defined in {earlier.path.name}"
-                raise InputError(f"{definition.path}: name: {definition.name!r} is already {clash}; choose another")
+                raise InputError(f"{definition.path}: name: the name is already {clash}; choose another")
             found[definition.name] = definition
         _check_together(found)
     return tuple(found.items())

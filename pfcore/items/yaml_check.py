@@ -111,7 +111,7 @@ class YamlChecker:
                       f"expected text, found {type_name(value)}")
             return ""
         if pattern and not all(pattern.match(w) for w in value.split()):
-            self.fail(where, f"{value!r} must be lowercase words")
+            self.fail(where, "expected lowercase words (letters, ' and -)")
         return value.strip()
 
     def keys(self, data: dict[Any, Any], where: Where, allowed: set[str]) -> None:

@@ -10,13 +10,13 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from pfcore.names import DEFAULT_MODEL, ModelKind
+from pfcore.names import DTYPES as DTYPES  # the precisions, spelled once in pfcore.names (the floor reads them too)
 
 # The embedded default (DEFAULT_MODEL): SmolLM2-135M-Instruct, quantized to 4 bits (Q4_1) in its GGUF
 # file and dequantized to float32 here; instruction tuning and quantization both set it apart from the
 # paper's base models, so it is named for what it is.
 DEFAULT_MODEL_TITLE = "SmolLM2-135M-Instruct (4-bit Q4_1 GGUF, dequantized to float32)"
 ALIASES = {"smollm2-135m": DEFAULT_MODEL}  # the short name earlier versions used
-DTYPES = ("float32", "bfloat16", "float16")
 
 
 @dataclass(frozen=True)

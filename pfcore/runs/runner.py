@@ -116,9 +116,12 @@ def _add_rows(record: RunRecord, rows: pd.DataFrame, replaced: str | None) -> No
 
 
 def record_lock(out: Path) -> Path:
-    """The lock file of a record folder, beside it (a record folder holds its record's files alone)."""
-    digest = hashlib.sha256(str(out.resolve()).encode()).hexdigest()[:12]
-    return out.parent / f".{file_slug(out.name)}-{digest}.pfcore-writer.lock"
+    """The lock file of a record folder, beside it (a record folder holds its record's files alone),
+    keyed by what the folder is (its real path: links, `.` and `..` resolved), not by how it was named,
+    so a second writer reaching it through a symbolic link or `D/../D` meets the same lock."""
+    real = Path(out).resolve()
+    digest = hashlib.sha256(str(real).encode()).hexdigest()[:12]
+    return real.parent / f".{file_slug(real.name)}-{digest}.pfcore-writer.lock"
 
 
 @contextmanager

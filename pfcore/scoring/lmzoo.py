@@ -30,6 +30,9 @@ from pfcore.scoring.align import Span, span_of_char
 SURPRISAL_FILE = FileKind("surprisal file", 128 * MIB)  # the 34 suites of Hu et al. by a subword model: about 2 MiB
 COLUMNS = ("sentence_id", "token_id", "token", "surprisal")
 MAX_ID_DIGITS = 9
+# The largest surprisal of one token read from a file: a probability of 2^-10,000, far below float64's smallest
+# (2^-1,074), so no model's real surprisal is refused, and sums over any file's tokens stay finite.
+MAX_TOKEN_BITS = 10_000.0
 NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 UNK_TOKENS = frozenset({"<unk>", "<UNK>", "[UNK]", "<oov>", "<OOV>"})
@@ -210,6 +213,10 @@ def _surprisal(cell: str, where: str) -> float:
         raise InputError(f"{where}: the surprisal is not a finite number")
     if value < 0:
         raise InputError(f"{where}: the surprisal is negative ({value:g}); a surprisal, -log2 P(token), is at least 0")
+    if value > MAX_TOKEN_BITS:
+        raise InputError(f"{where}: the surprisal is {value:g} bits, more than any model gives (at most "
+                         f"{MAX_TOKEN_BITS:,.0f} bits, a probability of 2^-{MAX_TOKEN_BITS:,.0f}); "
+                         "is the column in bits?")
     return value
 
 

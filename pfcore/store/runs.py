@@ -13,6 +13,7 @@ import pandas as pd
 
 from pfcore.errors import InputError
 from pfcore.files import make_folder, write_atomic_set
+from pfcore.output import json_text
 from pfcore.paths import cache_subdir
 from pfcore.store.manifest import Manifest, read_manifest
 
@@ -51,7 +52,7 @@ def save_run(manifest: Manifest, tables: dict[str, pd.DataFrame], out: Path | No
         files.append((folder / PUBLISHED, published.to_csv(sep="\t", index=False), f"the run record's {PUBLISHED}"))
     if rows is not None:
         files.append((folder / RUN_ROWS, rows.to_csv(index=False), f"the run record's {RUN_ROWS}"))
-    files.append((folder / MANIFEST, json.dumps(manifest.to_json(), indent=2, default=str),
+    files.append((folder / MANIFEST, json_text(manifest.to_json(), indent=2, default=str),
                   f"the run record's {MANIFEST}"))
     try:
         write_atomic_set(files)

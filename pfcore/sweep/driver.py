@@ -6,7 +6,6 @@ finished jobs are merged, unfinished ones keep their shards, and the next run re
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import socket
 import time
@@ -19,6 +18,7 @@ from typing import Any
 from pfcore.errors import InputError, PfcoreError, first_line
 from pfcore.files import make_folder, write_atomic
 from pfcore.models.spec import DEFAULT_MODEL
+from pfcore.output import json_text
 from pfcore.paths import cache_subdir, models_dir
 from pfcore.scoring.models import MODELS
 from pfcore.sweep import processes
@@ -58,7 +58,7 @@ def run_sweep(plan: SweepPlan, out: Path | None = None, address: str | None = No
     order = {j.id: i for i, j in enumerate(jobs)}
     summary = SweepSummary(str(plan.path), str(folder), sorted(reports, key=lambda r: order[r.job]),
                            time.monotonic() - started, sum(m.scores for m in merged), sum(m.rows for m in merged))
-    write_atomic(folder / SUMMARY, json.dumps(summary.to_json(), indent=1), "the sweep's summary")
+    write_atomic(folder / SUMMARY, json_text(summary.to_json(), indent=1), "the sweep's summary")
     return summary
 
 

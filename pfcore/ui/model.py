@@ -112,10 +112,11 @@ def _allowed_picker() -> ModelSpec:
         side.warning(policy.refusal())
     label = side.selectbox("Model", policy.models_allowed, key="model_name", persist_state="session",
                            help="the models this class server offers (its teacher chose them)")
-    kind = _kind_picker()
+    kind, dtype = policy.variant(label)  # the teacher's, not a visitor's: no other variant loads
+    side.caption(f"{kind}, {dtype}, as this class server offers it")
     chart_format_picker()
-    with side.expander("Precision, device"):
-        dtype, device = _precision_device()
+    with side.expander("Device"):
+        device = _device_picker()
     return ModelSpec(dtype=dtype, device=device, kind=kind).with_label(label)
 
 
@@ -130,8 +131,12 @@ def _kind_picker() -> str:
 def _precision_device() -> tuple[str, str]:
     """The dtype and device pickers (kept across pages), in the caller's expander."""
     dtype = st.selectbox("dtype", DTYPES, key="model_dtype", persist_state="session")
-    device = st.selectbox("Device", available_devices(), key="model_device", persist_state="session")
-    return str(dtype), str(device)
+    return str(dtype), _device_picker()
+
+
+def _device_picker() -> str:
+    """The device picker (kept across pages)."""
+    return str(st.selectbox("Device", available_devices(), key="model_device", persist_state="session"))
 
 
 def apply_models_link(query: dict[str, list[str]]) -> list[str]:
@@ -165,8 +170,8 @@ def compare_picker(primary: ModelSpec) -> tuple[ModelSpec, ...]:
     """Up to MAX_COMPARED more models (name, folder, .gguf or hub id, with @revision) to score
     side by side with the sidebar model, of the same kind, precision and device."""
     policy = deployment()
-    options = list(policy.models_allowed if policy.public else
-                   dict.fromkeys([DEFAULT_MODEL, *st.session_state.get("model_compare", [])]))
+    options = list([m for m in policy.models_allowed if policy.variant(m) == policy.variant(primary.label)]
+                   if policy.public else dict.fromkeys([DEFAULT_MODEL, *st.session_state.get("model_compare", [])]))
     if policy.public:
         st.session_state["model_compare"] = [m for m in st.session_state.get("model_compare", []) if m in options]
     picked = st.sidebar.multiselect(

@@ -53,7 +53,7 @@ from pfcore.store.results import load_results
 from pfcore.ui.downloads import chart, download_csv, download_json
 from pfcore.ui.errors import message_for
 from pfcore.ui.model import Models
-from pfcore.ui.text import plain
+from pfcore.ui.text import plain, quoted
 
 BANNER = {CONSISTENT: st.success, AGAINST: st.warning, MIXED: st.info}  # one decision: a neutral box
 BOW_HELP = ("On: a word's surprisal is that of the whole word: its tokens' surprisal, plus the surprisal of a "
@@ -252,7 +252,7 @@ def _score_checkpoints(request: ProbeRequest, points: Sequence[Checkpoint], seri
 def _show_checkpoints(table: pd.DataFrame, points: Sequence[Checkpoint], request: ProbeRequest) -> Checkpoint | None:
     """The checkpoint chart and table, and the slider that opens one checkpoint's full view."""
     effect = effect_column(request.reduction)
-    chart(checkpoint_figure(table, request.unit, effect=effect, title=f"{request.probe.text!r} over training"),
+    chart(checkpoint_figure(table, request.unit, effect=effect, title=f"{quoted(request.probe.text)} over training"),
           "probe_checkpoints.html", key="probe_checkpoints_chart")
     st.dataframe(table, hide_index=True, placeholder=MISSING, column_config={
         effect: st.column_config.NumberColumn(f"mean ΔP difference ({request.unit})", format=SIGNED),
@@ -286,7 +286,7 @@ def words_section(probe: Probe, models: Models, *, corrected: bool) -> None:
                           if s.sentences is not None})
         st.caption("Surprisal of each token in bits; red: the tokens of focus 2.")
         chart(token_bars_figure(tokens, "sentence", highlight="focus2", facet="model",
-                                title=f"Per-token surprisal of {probe.text!r} ({models.named()})"),
+                                title=f"Per-token surprisal of {quoted(probe.text)} ({models.named()})"),
               "probe_sentence_tokens.html", key="probe_sentence_tokens_chart")
         download_csv(tokens, "probe_sentence_tokens.csv", "Sentence tokens (CSV)")
         return
@@ -296,7 +296,7 @@ def words_section(probe: Probe, models: Models, *, corrected: bool) -> None:
                f"construction). Shaded: focus 2. The connective is one row, its words summed; {FIRST_WORD_NOTE} "
                f"({MISSING} in the table). Words {'with' if corrected else 'without'} the beginning-of-word "
                "correction.")
-    chart(word_curves_figure(words, probe.connective, title=f"{probe.text!r}, word by word ({models.named()})"),
+    chart(word_curves_figure(words, probe.connective, title=f"{quoted(probe.text)}, word by word ({models.named()})"),
           "probe_words.html", key="probe_words_chart")
     st.dataframe(words, hide_index=True, placeholder=MISSING, column_config={
         "surprisal_construction_bits": st.column_config.NumberColumn(f"with '{probe.connective}' (bits)",
@@ -403,7 +403,7 @@ def detail_section(shown: Mapping[str, ProbeSections], models: Models, *, key: s
                "the construction changes most against the control.")
     follow = stacked({label: followup_tokens(d) for label, d in details.items()})
     chart(token_bars_figure(follow, "panel", highlight="moved", facet="model",
-                            title=f"{condition}: the follow-ups after {context!r} ({models.named()})"),
+                            title=f"{condition}: the follow-ups after {quoted(context)} ({models.named()})"),
           "probe_followups.html", key="probe_followups_chart")
     st.markdown("**Tokens the construction moves most** (change in bits, construction minus control; negative: "
                 "less surprising with the construction)")
@@ -412,7 +412,7 @@ def detail_section(shown: Mapping[str, ProbeSections], models: Models, *, key: s
                      "change_bits": st.column_config.NumberColumn("change (bits)", format=SIGNED)})
     with st.expander("The sentence and its control, scored alone"):
         chart(token_bars_figure(stacked({label: sentence_tokens(d) for label, d in details.items()}), "panel",
-                                facet="model", title=f"Per-token surprisal of {context!r} ({models.named()})"),
+                                facet="model", title=f"Per-token surprisal of {quoted(context)} ({models.named()})"),
               "probe_sentences.html", key="probe_sentences_chart")
     tokens = stacked({label: d.tokens.drop(columns="logprob") for label, d in details.items()})
     download_csv(tokens, "probe_tokens.csv", "Per-token surprisals (CSV)")
@@ -429,7 +429,8 @@ def manipulations_section(probe: Probe, models: Models, shown: Mapping[str, Prob
                 "with *and*. VP Conjunction and VP Gap Conjunction are controls. Each row is one comparison.")
     rises = without_signed_zeros(stacked({label: rises_in_bits(s.manipulations) for label, s in shown.items()
                                           if s.manipulations is not None}))
-    chart(rises_figure(rises, probe.connective, "and", title=f"Manipulations of {probe.text!r} ({models.named()})"),
+    chart(rises_figure(rises, probe.connective, "and",
+                       title=f"Manipulations of {quoted(probe.text)} ({models.named()})"),
           "probe_manipulations.html", key="probe_rises_chart")
     st.dataframe(rises, hide_index=True, placeholder=MISSING, column_config={
         c: st.column_config.NumberColumn(f"rise with '{w}' (bits per token)", format=SIGNED)

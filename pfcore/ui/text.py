@@ -28,6 +28,12 @@ JOINER = "\u2060"
 LEFT_OUT = "…"  # in place of a server folder in public mode
 
 
+def quoted(text: str) -> str:
+    """A visitor's sentence as typed, between typographic quotes, for a title or a caption (Python's
+    repr escaped a quote mark where the sentence held both kinds)."""
+    return f"\u201c{text}\u201d"
+
+
 def plain(text: object) -> str:
     """`text` as markdown that shows exactly that text: every character markdown could read
     escaped, links broken, each line break a line break; in public mode the server's folders left

@@ -5,7 +5,7 @@ lives in the visitor's session (docs/constructions.md, In the app)."""
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
@@ -46,16 +46,16 @@ def definition_from_text(file_name: str, data: bytes) -> Definition:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / f"{file_slug(Path(file_name).stem) or 'definition'}.yaml"
         path.write_bytes(data)
-        try:
-            definition = read_definition(path)
+        try:  # the definition, and its problems now and later (unknown frames), name the visitor's file alone
+            definition = replace(read_definition(path), path=Path(path.name))
             problems = definition_problems(definition, constructions().values(), load_lexicon())  # as `check` does
             if problems:
                 raise InputError("; ".join(problems))
-        except InputError as exc:  # name the visitor's file, not the server's temporary folder
+        except InputError as exc:
             raise InputError(str(exc).replace(str(Path(folder)) + "/", "")) from None
     known = constructions()
     if definition.name in known and known[definition.name].built_in:
-        raise InputError(f"name: {definition.name!r} is one of the paper's four; choose another name")
+        raise InputError(f"{definition.path}: name: the name is one of the paper's four; choose another name")
     return definition
 
 

@@ -82,3 +82,53 @@ def test_a_rerun_of_the_same_suite_replaces_its_record_and_its_rows(tiny_gpt2: P
     assert main(argv) == 0 and main(argv) == 0
     now = json.loads((out / "manifest.json").read_text())["run_id"]
     assert set(load_results()["source"]) == {f"pfcore run {now}"}
+
+
+def test_two_runs_into_one_folder_through_a_symlink_lose_nothing(tiny_gpt2: Path, cache_dir: Path) -> None:
+    """Issue 38: the lock was keyed by the path as typed, so a second run whose --out was a link to the
+    first's folder went ahead; both exited 0 and a rebuild of the table lost one run's rows."""
+    out = cache_dir.parent / "D"
+    out.mkdir()
+    link = cache_dir.parent / "L"
+    link.symlink_to(out, target_is_directory=True)
+    first, second = run("semantic", tiny_gpt2, out), run("syntax", tiny_gpt2, link)
+    done = [(p.wait(300), *p.communicate()) for p in (first, second)]
+    assert all(code in (0, 2) for code, *_ in done), done
+    saved = {suite for suite, (code, _out, _err) in zip(("semantic", "syntax"), done) if code == 0}
+    assert len(saved) == 1, done  # one was refused (the lock, or the other suite's record), whichever came second
+    assert {json.loads((out / "manifest.json").read_text())["suite"]} == saved
+    results_path().write_bytes(b"damaged")
+    with pytest.warns(UserWarning, match="rebuilt"):
+        table = load_results()
+    assert set(table["suite"]) == saved  # what the table holds is what a rebuild finds: nothing said saved is lost
+
+
+@pytest.mark.parametrize("alias", ["link", "D/../D", "D/."])
+def test_a_writer_through_another_name_of_the_folder_is_refused(alias: str, tiny_gpt2: Path, cache_dir: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """The lock is the folder's, whatever name reaches it: a symbolic link to it, `D/../D`, `D/.`."""
+    out = cache_dir.parent / "D"
+    out.mkdir()
+    (cache_dir.parent / "link").symlink_to(out, target_is_directory=True)
+    with locked(record_lock(out), wait=False, holder="pfcore run --suite semantic (a test)"):
+        assert main(["run", "--suite", "syntax", "--construction", "let_alone", "--limit-blocks", "1",
+                     "--model", str(tiny_gpt2), "--out", str(cache_dir.parent / alias)]) == 2
+    assert "is being written by another pfcore command" in capsys.readouterr().err
+    assert not (out / "manifest.json").exists()
+
+
+def test_a_link_planted_at_the_locks_name_is_not_followed(tiny_gpt2: Path, cache_dir: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """A link planted at the lock's (predictable) name, in a shared folder, made pfcore truncate the
+    link's target and write its "pid ..." line there; now the lock is never opened through a link:
+    the run is refused with one line, and the target keeps every byte."""
+    out = cache_dir.parent / "D"
+    victim = cache_dir.parent / "victim.txt"
+    victim.write_text("precious\n")
+    record_lock(out).symlink_to(victim)
+    assert main(["run", "--suite", "semantic", "--construction", "let_alone", "--limit-blocks", "1",
+                 "--model", str(tiny_gpt2), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "symbolic link" in err and err.count("\n") == 1
+    assert victim.read_text() == "precious\n"
+    assert not (out / "manifest.json").exists()

@@ -9,6 +9,7 @@ import csv
 import hashlib
 import json
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -21,15 +22,20 @@ from pfcore.errors import InputError
 from pfcore.files import MIB, FileKind, read_bounded
 from pfcore.models.loading import LoadedModel
 from pfcore.models.spec import ModelSpec
+from pfcore.names import checked_name
 from pfcore.scoring.align import Span
 from pfcore.scoring.kinds.base import Kind
+from pfcore.scoring.lmzoo import MAX_TOKEN_BITS
 from pfcore.scoring.methods import ScoringMethod
-from pfcore.scoring.requests import Progress, Request, TokenScores
+from pfcore.scoring.requests import MAX_TEXT_CHARS, Progress, Request, TokenScores
 
 SCORES_FILE = FileKind("scores file", 512 * MIB)  # the whole semantic suite is about 110,000 texts: some 6 MiB
 COLUMNS = ("id", "logprob", "n_tokens")
 METHOD = ScoringMethod("scores-file", "scores", "log-probabilities read from a scores file (a model run elsewhere)")
 SHOWN_MISSING = 5  # ids a message quotes of the texts a file lacks
+MAX_TOKENS = 4 * MAX_TEXT_CHARS + 1  # a text's tokens: at most one a UTF-8 byte (4 a character), and a marker
+MAX_TOKEN_NATS = MAX_TOKEN_BITS * math.log(2)  # the largest surprisal of one token read from a file, in nats
+ASCII_DIGITS = re.compile(r"[0-9]{1,9}")
 
 
 def text_id(prefix: str, text: str) -> str:
@@ -93,9 +99,19 @@ def _row(path: Path, line: int, row: list[str]) -> tuple[str, tuple[float, int]]
         raise InputError(f"{path}:{line}: logprob is not a number") from None
     if not math.isfinite(logprob) or logprob > 0:
         raise InputError(f"{path}:{line}: logprob must be a finite log-probability (0 or below)")
-    if not row[2].strip().isdigit() or int(row[2]) < 1:
-        raise InputError(f"{path}:{line}: n_tokens must be a whole number of at least 1")
-    return row[0].strip(), (logprob, int(row[2]))
+    n_tokens = _token_count(path, line, row[2].strip())
+    if logprob < -MAX_TOKEN_NATS * n_tokens:
+        raise InputError(f"{path}:{line}: logprob is below -{MAX_TOKEN_NATS:,.0f} nats a token ({MAX_TOKEN_BITS:,.0f} "
+                         "bits), more than any model gives; is the column a natural-log probability?")
+    return row[0].strip(), (logprob, n_tokens)
+
+
+def _token_count(path: Path, line: int, cell: str) -> int:
+    """A row's n_tokens: a whole number (ASCII digits) from 1 to MAX_TOKENS; InputError naming the line otherwise."""
+    if not ASCII_DIGITS.fullmatch(cell) or not 1 <= int(cell) <= MAX_TOKENS:
+        raise InputError(f"{path}:{line}: n_tokens must be a whole number of at least 1 and at most {MAX_TOKENS:,} "
+                         f"(a text has at most one token a byte, and a request at most {MAX_TEXT_CHARS:,} characters)")
+    return int(cell)
 
 
 def shown_request(request: Request, width: int = 64) -> str:
@@ -134,11 +150,16 @@ class ScoresScorer:
                              "every text of it")
         if progress:
             progress(len(requests), len(requests))
-        return [self._scores(self.scores.values[k]) for k in keys]
+        return [self._scores(r, self.scores.values[k]) for k, r in zip(keys, requests)]
 
-    def _scores(self, value: tuple[float, int]) -> TokenScores:
-        """One text's scores: its log-probability on the first token, 0 on the others."""
+    def _scores(self, request: Request, value: tuple[float, int]) -> TokenScores:
+        """One text's scores: its log-probability on the first token, 0 on the others; InputError when the
+        file gives it more tokens than its text has UTF-8 bytes (plus one: a marker such as end-of-text)."""
         logprob, n_tokens = value
+        if n_tokens > len(request.text.encode("utf-8")) + 1:
+            raise InputError(f"{self.scores.path}: id {text_id(request.prefix, request.text)} has n_tokens "
+                             f"{n_tokens:,}, more than its text has bytes ({len(request.text.encode('utf-8')):,}); "
+                             "a token covers at least one byte")
         logprobs = np.zeros(n_tokens)
         logprobs[0] = logprob
         return TokenScores((0,) * n_tokens, logprobs, self.display_tokens)
@@ -177,6 +198,7 @@ class ScoresKind(Kind):
     def attach(self, model: str, path: str | Path) -> ModelSpec:
         """The spec of the model `model` whose scores are the file at `path` (read and checked now): its
         revision names the file's content, so other scores of the same model are another spec."""
+        checked_name(model, "the model's name (--model, with --scores)")
         spec = ModelSpec(name=model, revision=f"scores-{read_scores(path).sha256[:12]}", kind=self.name)
         self.files[(spec.name, spec.revision)] = Path(path)
         return spec
