@@ -255,9 +255,11 @@ def _results_beside(path: Path) -> tuple[str | None, str | None, str | None]:
     try:
         data = json.loads(read_bounded(path, RESULTS_FILE))
     except (json.JSONDecodeError, UnicodeDecodeError):
-        raise InputError(f"{path}: lm-eval's results file is not JSON (a truncated file?)") from None
-    config = data.get("config") if isinstance(data.get("config"), dict) else {}
-    args = config.get("model_args")
+        data = None
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: lm-eval's results file is not a JSON object (a truncated file?)")
+    config = data.get("config")
+    args = config.get("model_args") if isinstance(config, dict) else None
     return (_text(data.get("lm_eval_version")), json.dumps(args) if isinstance(args, dict) else _text(args),
             _text(data.get("model_name")))
 
@@ -331,8 +333,8 @@ def attach_log(path: str | Path, model: str | None, config: RunConfig, say: Call
         config = replace(config, reduction=Reduction.SUM)
     rows = scores_rows(log, suite, suite.load(config), counter)
     table = "id\tlogprob\tn_tokens\n" + "".join(f"{k}\t{v!r}\t{n}\n" for k, v, n in rows)
-    scores_path = write_atomic(cache_subdir("lm-eval") / f"{log.sha256[:16]}-{config.reduction}.tsv", table,
-                               "the scores read from lm-eval's logs")
+    digest = hashlib.sha256(table.encode()).hexdigest()[:16]  # token counts depend on the tokenizer too
+    scores_path = write_atomic(cache_subdir("lm-eval") / f"{digest}.tsv", table, "the scores read from lm-eval's logs")
     spec = scores.KIND.attach(f"{name} (lm-eval, {Path(path).name})", scores_path)
     provenance = {"lm_eval_version": log.lm_eval_version, "model_args": log.model_args,
                   "model_name": log.model_name, "sample_logs": [str(f) for f in log.files],

@@ -229,3 +229,10 @@ def test_the_export_is_lm_eval_tasks_with_ids_and_a_version_of_the_items(tmp_pat
     other = (tmp_path / "b" / "paired_focus_semantic_let_alone.yaml").read_text()
     assert version and version[0] not in other  # more items, another version
     assert main(["export", "lm-eval", str(tmp_path / "c"), "--suite", "affinity"]) == 2
+
+
+def test_a_damaged_results_file_beside_the_logs(semantic_log: list[Path], capsys: pytest.CaptureFixture[str]) -> None:
+    results = semantic_log[0].parent / f"results_{STAMP}.json"
+    for text in ('{"config": {"model_args"', "[1, 2]"):
+        results.write_text(text)
+        assert "results file is not a JSON object" in _bad([*RUN, "--scores", str(semantic_log[0])], capsys)
