@@ -140,15 +140,12 @@ def report(record: RunRecord, as_json: bool, extra: dict[str, object] | None = N
 
 
 def run_lm_eval_log(args: argparse.Namespace, config: RunConfig, bar: ProgressView | None) -> int:
-    """Run the suite from lm-eval sample logs, and record where its scores came from beside the record."""
-    from pfcore.files import write_atomic
-    from pfcore.runs.lm_eval import PROVENANCE, attach_log
+    """Run the suite from lm-eval sample logs (docs/lm-eval.md), recording where its scores came from."""
+    from pfcore.runs.lm_eval import run_from_log
 
-    attached = attach_log(args.scores, None if args.model == DEFAULT_MODEL else args.model, config,
-                          lambda line: print(line, file=sys.stderr))
-    record = run_suite(attached.spec, attached.config, bar)
-    write_atomic(record.path / PROVENANCE, json.dumps(attached.provenance, indent=2), "the run's lm-eval provenance")
-    return report(record, args.json, {"lm_eval": attached.provenance})
+    record, provenance = run_from_log(args.scores, None if args.model == DEFAULT_MODEL else args.model, config,
+                                      lambda line: print(line, file=sys.stderr), bar)
+    return report(record, args.json, {"lm_eval": provenance})
 
 
 def trajectory(args: argparse.Namespace) -> int:

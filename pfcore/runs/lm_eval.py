@@ -13,15 +13,18 @@ from pathlib import Path
 from typing import Any
 
 from pfcore.errors import InputError, PfcoreError
-from pfcore.files import MIB, FileKind, make_folder, read_bounded, write_atomic
+from pfcore.files import MIB, FileKind, make_folder, read_bounded, too_large, upload_name, write_atomic
 from pfcore.models.spec import ModelSpec
 from pfcore.names import Reduction, SuiteName
 from pfcore.paths import cache_subdir
+from pfcore.progress import ProgressView
+from pfcore.runs.runner import run_suite
 from pfcore.scoring.kinds import scores
 from pfcore.scoring.kinds.scores import text_id
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.models import MODELS
 from pfcore.scoring.requests import Request
+from pfcore.store.runs import RunRecord
 from pfcore.suites.base import RunConfig, Suite
 from pfcore.suites.registry import get_suite
 
@@ -363,3 +366,33 @@ def _counter(model: str, say: Callable[[str], None]) -> TokenCounter | None:
         say(f"note: no tokenizer for {model} here ({str(exc).splitlines()[0]}); the run uses summed "
             "log-probabilities (--reduction sum), as the log gives them")
         return None
+
+
+def run_from_log(path: str | Path, model: str | None, config: RunConfig, say: Callable[[str], None],
+                 progress: ProgressView | None = None) -> tuple[RunRecord, dict[str, Any]]:
+    """Run a suite from lm-eval sample logs (`attach_log`), and write where its scores came from
+    beside the run's record; the record and that provenance."""
+    attached = attach_log(path, model, config, say)
+    record = run_suite(attached.spec, attached.config, progress)
+    write_atomic(record.path / PROVENANCE, json.dumps(attached.provenance, indent=2), "the run's lm-eval provenance")
+    return record, attached.provenance
+
+
+def run_from_uploads(files: Sequence[tuple[str, bytes]], model: str | None, config: RunConfig,
+                     say: Callable[[str], None]) -> tuple[RunRecord, dict[str, Any]]:
+    """Run a suite from lm-eval logs uploaded in the app (its sample logs, and its results file if
+    given), kept under the cache by their content; InputError when no sample log of the suite is
+    among them."""
+    named = [(upload_name(name), data) for name, data in files]
+    prefix = f"samples_{group_name(config.suite)}_"
+    logs = [name for name, _ in named if name.startswith(prefix) and is_sample_log(name)]
+    if not logs:
+        raise InputError(f"upload lm-eval's samples_{group_name(config.suite)}_..._DATE.jsonl logs (and its "
+                         "results_DATE.json), as `lm_eval --log_samples` wrote them")
+    digest = hashlib.sha256(b"".join(hashlib.sha256(d).digest() for _, d in sorted(named))).hexdigest()[:16]
+    folder = make_folder(cache_subdir("lm-eval") / f"uploads-{digest}", "the folder of uploaded lm-eval logs")
+    for name, data in named:
+        if len(data) > SAMPLE_LOG.cap:
+            raise too_large(Path(name), SAMPLE_LOG)
+        write_atomic(folder / name, data, "an uploaded lm-eval log")
+    return run_from_log(folder / sorted(logs)[0], model, config, say)

@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 from pfcore.cli import main
+from pfcore.errors import InputError
 from pfcore.items.constructions import EXAMPLES_DIR
 from pfcore.models.spec import ModelSpec
 from pfcore.runs.lm_eval import PROVENANCE, request_of
@@ -236,3 +237,20 @@ def test_a_damaged_results_file_beside_the_logs(semantic_log: list[Path], capsys
     for text in ('{"config": {"model_args"', "[1, 2]"):
         results.write_text(text)
         assert "results file is not a JSON object" in _bad([*RUN, "--scores", str(semantic_log[0])], capsys)
+
+
+def test_logs_uploaded_in_the_app_run_as_the_command_does(semantic_log: list[Path], tiny_gpt2: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    from pfcore.runs.lm_eval import run_from_uploads
+    from pfcore.suites.base import RunConfig
+
+    config = RunConfig(suite="semantic", constructions=("let_alone",), limit_blocks=2)
+    here = run_json([*RUN, "--scores", str(semantic_log[0])], capsys)
+    files = [(p.name, p.read_bytes()) for p in sorted(semantic_log[0].parent.iterdir())]
+    record, provenance = run_from_uploads(files, None, config, print)
+    assert record.manifest.model.name == f"{tiny_gpt2} (lm-eval, {semantic_log[0].name})"
+    assert provenance["sample_logs_sha256"] == here["lm_eval"]["sample_logs_sha256"]
+    assert provenance["lm_eval_version"] == "0.4.13" and provenance["token_counts"] == "from the model's tokenizer"
+    pd.testing.assert_frame_equal(record.summary, load_run(here["record"]).summary)
+    with pytest.raises(InputError, match="upload lm-eval's samples_paired_focus_semantic_"):
+        run_from_uploads([("results.json", b"{}")], None, config, print)
