@@ -4,6 +4,7 @@ decisions need; `read_log` reads lm-eval's sample logs (`--log_samples`) back, c
 document against the items, as the scores of those requests. Nothing here imports lm_eval."""
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 import math
@@ -178,7 +179,7 @@ def log_files(path: Path, suite: SuiteName) -> tuple[tuple[Path, ...], str]:
     if not stem.startswith("samples_") or not task.startswith(group + "_"):
         raise InputError(f"{path} is not a sample log of a {group} task (lm-eval names them "
                          f"samples_{group}_CONSTRUCTION_DATE.jsonl): a log of another task?")
-    return tuple(sorted(path.parent.glob(f"samples_{group}_*_{stamp}.jsonl"))) or (path,), stamp
+    return tuple(sorted(path.parent.glob(f"samples_{group}_*_{glob.escape(stamp)}.jsonl"))) or (path,), stamp
 
 
 def read_log(path: str | Path, suite: SuiteName) -> LmEvalLog:
@@ -231,7 +232,8 @@ def _sample(file: Path, line: int, sample: dict[str, Any]) -> tuple[dict[str, An
         raise InputError(f"{file}:{line}: not a document of `pfcore export lm-eval` (a log of another task?)")
     if _arguments(sample.get("arguments")) != [[doc["context"], doc["continuation"]]]:
         raise InputError(f"{file}:{line}: document {doc['pfcore_id']}'s request is not its context and "
-                         "continuation (the task files were changed?)")
+                         "continuation: run the tasks as exported, with no few-shot examples, chat template or "
+                         "system instruction")
     try:
         value = float(sample["filtered_resps"][0][0])
     except (KeyError, IndexError, TypeError, ValueError):
