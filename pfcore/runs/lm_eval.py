@@ -281,8 +281,9 @@ TokenCounter = Callable[[Sequence[Request]], list[int]]
 def scores_rows(log: LmEvalLog, suite: Suite, items: Sequence[Any],
                 count: TokenCounter | None) -> list[tuple[str, float, int]]:
     """The scores-file rows (text id, summed log-probability, tokens) of every request the items
-    need, from the log; InputError for a log of another item set or one that lacks documents. Without
-    a token counter each count is 1, so a mean is the sum."""
+    need, from the log, each text once (the "or" rows of several constructions are the same texts: the
+    first document's number); InputError for a log of another item set or one that lacks documents.
+    Without a token counter each count is 1, so a mean is the sum."""
     docs = documents(suite, items)
     sha = docs[0]["item_set_sha256"]
     if log.item_set != sha:
@@ -294,8 +295,10 @@ def scores_rows(log: LmEvalLog, suite: Suite, items: Sequence[Any],
                          f"e.g. {', '.join(missing[:SHOWN])}: run every task of the group")
     requests = [request_of(d) for d in docs]
     counts = count(requests) if count else [1] * len(requests)
-    return [(text_id(r.prefix, r.text), log.loglikelihoods[d["pfcore_id"]], n)
-            for r, d, n in zip(requests, docs, counts)]
+    rows: dict[str, tuple[float, int]] = {}
+    for r, d, n in zip(requests, docs, counts):  # a text items share (the constructions' "or" rows) once
+        rows.setdefault(text_id(r.prefix, r.text), (log.loglikelihoods[d["pfcore_id"]], n))
+    return [(key, value, n) for key, (value, n) in rows.items()]
 
 
 def token_counts(tokenizer: Any) -> TokenCounter:

@@ -61,7 +61,7 @@ def samples(folder: Path, suite: str) -> list[Path]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("construction", "extra"), [("let_alone", []),
+@pytest.mark.parametrize(("construction", "extra"), [("let_alone,much_less", []),  # their "or" rows are the same texts
                                                       ("still_less", ["--constructions", str(EXAMPLES_DIR)])])
 def test_lm_eval_runs_the_exported_tasks_and_pfcore_reads_them_back(
         construction: str, extra: list[str], tiny_gpt2: Path, cache_dir: Path, tmp_path: Path,
@@ -254,3 +254,15 @@ def test_logs_uploaded_in_the_app_run_as_the_command_does(semantic_log: list[Pat
     pd.testing.assert_frame_equal(record.summary, load_run(here["record"]).summary)
     with pytest.raises(InputError, match="upload lm-eval's samples_paired_focus_semantic_"):
         run_from_uploads([("results.json", b"{}")], None, config, print)
+
+
+def test_constructions_sharing_their_or_rows(tiny_gpt2: Path, cache_dir: Path, tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    export(tmp_path / "tasks", "semantic", "let_alone,much_less")  # the "or" rows of both are the same texts
+    (tmp_path / "out").mkdir()
+    logs = write_log(tmp_path / "tasks", tmp_path / "out", tiny_gpt2, "semantic", bos=False)
+    capsys.readouterr()
+    argv = ["run", "--suite", "semantic", "--construction", "let_alone,much_less", *BLOCKS]
+    here = run_json([*argv, "--model", str(tiny_gpt2), "--no-cache"], capsys)
+    there = run_json([*argv, "--scores", str(logs[1])], capsys)
+    assert there["accuracy"] == here["accuracy"] and len(there["accuracy"]) == 2
