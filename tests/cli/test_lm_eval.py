@@ -266,3 +266,13 @@ def test_constructions_sharing_their_or_rows(tiny_gpt2: Path, cache_dir: Path, t
     here = run_json([*argv, "--model", str(tiny_gpt2), "--no-cache"], capsys)
     there = run_json([*argv, "--scores", str(logs[1])], capsys)
     assert there["accuracy"] == here["accuracy"] and len(there["accuracy"]) == 2
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["run", "--help"], ["export", "lm-eval", "--help"]])
+def test_pfcore_imports_nothing_of_lm_eval(argv: list[str]) -> None:
+    probe = ("import contextlib, io, sys\nfrom pfcore.cli import main\n"
+             f"with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()): main({argv!r})\n"
+             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('lm_eval', 'datasets', 'evaluate')))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True)
+    assert done.stdout.strip() == "[]"
