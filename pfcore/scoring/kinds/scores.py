@@ -104,7 +104,7 @@ class ScoresScorer:
 
     def __init__(self, loaded: LoadedModel) -> None:
         self.loaded = loaded
-        self.scores: ScoresFile = loaded.model  # type: ignore[assignment]
+        self.scores: ScoresFile = loaded.model
 
     @property
     def method(self) -> ScoringMethod:
@@ -189,7 +189,7 @@ class ScoresKind(Kind):
 
     def load(self, spec: ModelSpec, source: str, local: bool, identity: dict[str, object]) -> LoadedModel:
         """The file read, as the model."""
-        return LoadedModel(spec, read_scores(source), None, source, 0.0, identity)  # type: ignore[arg-type]
+        return LoadedModel(spec, read_scores(source), None, source, 0.0, identity)
 
     def tokenizer(self, spec: ModelSpec, source: str, local: bool) -> Any:
         """No tokenizer."""
