@@ -55,10 +55,9 @@ class LazyScorer:
     def _timed(self, load: Callable[[], T]) -> T:
         """What `load` gives, its time added to the base handle's `load_s`."""
         started = time.monotonic()
-        try:
-            return load()
-        finally:
-            self._base.load_s += time.monotonic() - started
+        loaded = load()
+        self._base.load_s += time.monotonic() - started
+        return loaded
 
     def model(self) -> LoadedModel:
         """The loaded model itself, for suites that read it directly (loading it now the first time)."""
@@ -90,9 +89,7 @@ class LazyScorer:
 
     def bow_scorer(self) -> LazyScorer | None:
         """The lazy BOW variant, where the method has one (it loads through this handle); None otherwise."""
-        if not self.method.bow:
-            return None
-        return self if self._bow else self._bow_twin
+        return (self if self._bow else self._bow_twin) if self.method.bow else None
 
     @cached_property
     def _bow_twin(self) -> LazyScorer:
@@ -111,24 +108,18 @@ class LazyScorer:
 
     def display_tokens(self, ids: Sequence[int]) -> tuple[str, ...]:
         """Token strings, as the real scorer decodes them."""
-        tokenizer = self._tokenizer()
-        if tokenizer is None:
-            return self._base.scorer.display_tokens(ids)
-        return tuple(tokenizer.decode([i]) for i in ids)
+        tok = self._tokenizer()
+        return self._base.scorer.display_tokens(ids) if tok is None else tuple(tok.decode([i]) for i in ids)
 
     def text_token_ids(self, text: str) -> tuple[int, ...]:
         """A text's token ids, as the real scorer gives them."""
-        tokenizer = self._tokenizer()
-        if tokenizer is None:
-            return self._base.scorer.text_token_ids(text)
-        return text_ids(tokenizer, text, self._bos_id(tokenizer))
+        tok = self._tokenizer()
+        return self._base.scorer.text_token_ids(text) if tok is None else text_ids(tok, text, self._bos_id(tok))
 
     def token_spans(self, text: str) -> tuple[Span, ...]:
         """A text's token spans, as the real scorer gives them."""
-        tokenizer = self._tokenizer()
-        if tokenizer is None:
-            return self._base.scorer.token_spans(text)
-        return token_spans(tokenizer, text, self._bos_id(tokenizer))
+        tok = self._tokenizer()
+        return self._base.scorer.token_spans(text) if tok is None else token_spans(tok, text, self._bos_id(tok))
 
 
 def _variant(scorer: RequestScorer) -> RequestScorer:
