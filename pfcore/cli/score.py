@@ -185,8 +185,8 @@ def text_scorer(spec: ModelSpec, *, bos: bool) -> LazyScorer:
     model; --bos is refused for a method it does not change (a masked model's PLL scores every token already)."""
     method = kind_of(spec.kind).text_method
     if bos and not method.takes_bos:
-        raise InputError(f"--bos goes with causal models: {kind_of(spec.kind).title}'s {method.value} scoring "
-                         "does not read from a BOS token (a masked model's PLL scores every token already)")
+        raise InputError(f"--bos goes with causal models: a {spec.kind} model's {method.value} scoring does not "
+                         "read from a BOS token (a masked model's PLL scores every token already)")
     return LazyScorer(spec, method, bos=bos)
 
 

@@ -116,8 +116,7 @@ def most_likely_next(scorer: object, prefix: str, *, k: int = TOP_K) -> NextToke
     if not (isinstance(method, ScoringMethod) and method.next_tokens and isinstance(scorer, NextTokenScorer)):
         from pfcore.scoring.kinds import KINDS  # the table of kinds imports the kinds, which import this module
 
-        kind = KINDS.get(str(getattr(method, "kind", "")))
-        readers = ", ".join(name for name, k in KINDS.items() if k.next_tokens and k.offered())
-        raise InputError(f"the next word does not apply to {kind.title if kind else 'this scorer'}: it does not read "
+        readers = ", ".join(name for name, kind in KINDS.items() if kind.next_tokens and kind.offered())
+        raise InputError(f"the next word does not apply to a {getattr(method, 'kind', 'such')} model: it does not read "
                          f"left to right, so it gives no next token; choose a {readers} model in the sidebar")
     return scorer.next_tokens(text, k=k)

@@ -39,11 +39,6 @@ class Kind(ABC):
         """Whether a model of this kind gives the next token's distribution (a method reads left to right)."""
         return any(method.next_tokens for method in self.methods)
 
-    @property
-    def title(self) -> str:
-        """How messages name a model of this kind ("a masked model")."""
-        return f"a {self.name} model"
-
     def offered(self) -> bool:
         """Whether --kind and the sidebar's picker offer it (a kind whose models load from their name)."""
         return self.by_name
@@ -68,9 +63,10 @@ class Kind(ABC):
     def load(self, spec: ModelSpec, source: str, local: bool, identity: dict[str, object]) -> LoadedModel:
         """The model, ready to score, carrying the identity `identity` gave."""
 
-    @abstractmethod
     def tokenizer(self, spec: ModelSpec, source: str, local: bool) -> Any:
-        """The model's tokenizer alone (to align cached scores with words without the weights)."""
+        """The model's tokenizer alone (to align cached scores with words without the weights); None: token
+        questions go to the loaded scorer."""
+        return None
 
     @abstractmethod
     def scorer(self, loaded: LoadedModel, method: ScoringMethod, *, bos: bool) -> RequestScorer:

@@ -1,14 +1,12 @@
-"""The fake kind: a deterministic stand-in for tests that need no model, registered as any kind is (the
-tests and the app choose it alike). Words are tokens and each log-probability is a fixed function of the
-text before it. It is not a language model: --kind and the sidebar offer it only when PFCORE_FAKE_SCORER=1
-is set (the tests set it), and it loads only then."""
+"""The fake kind: a deterministic stand-in for tests that need no model, chosen by tests and app alike. Words
+are tokens and each log-probability is a fixed function of the text before it. It is not a language model:
+--kind and the sidebar offer it only when PFCORE_FAKE_SCORER=1 is set (the tests set it), it loads only then."""
 from __future__ import annotations
 
 import hashlib
 import os
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 import numpy as np
 
@@ -58,8 +56,8 @@ class FakeScorer:
     as a causal model without BOS leaves it. Its BOW variant packs a log BOW mass of 0 at every
     row: each of its tokens is a word, so a word surely begins after each."""
 
-    def __init__(self, bow: bool = False, name: str = FAKE_MODEL) -> None:
-        self.bow, self.name = bow, name
+    def __init__(self, bow: bool = False, identity: dict[str, object] | None = None) -> None:
+        self.bow, self.identity = bow, identity or {"name": FAKE_MODEL}
 
     @property
     def method(self) -> ScoringMethod:
@@ -108,7 +106,7 @@ class FakeScorer:
 
     def cache_identity(self) -> dict[str, object]:
         """Its own cache namespace."""
-        return {"name": self.name, **METHOD.identity(bow=self.bow)}
+        return {**self.identity, **METHOD.identity(bow=self.bow)}
 
     def text_token_ids(self, text: str) -> tuple[int, ...]:
         """A text's words as ids."""
@@ -120,7 +118,7 @@ class FakeScorer:
 
     def bow_scorer(self) -> FakeScorer:
         """The variant with BOW masses (all 0: every token begins a word)."""
-        return self if self.bow else FakeScorer(bow=True, name=self.name)
+        return self if self.bow else FakeScorer(bow=True, identity=self.identity)
 
 
 class FakeKind(Kind):
@@ -134,16 +132,8 @@ class FakeKind(Kind):
         return fake_enabled()
 
     def resolve(self, spec: ModelSpec) -> tuple[str, bool]:
-        """Nothing to find: the name is the model."""
-        return f"fake:{spec.name}", False
-
-    def identity(self, spec: ModelSpec, source: str) -> dict[str, object]:
-        """Its own cache namespace, by name."""
-        return {"name": spec.name}
-
-    def weights(self, spec: ModelSpec, source: str, local: bool) -> str:
-        """No weights: the name stands for them."""
-        return f"fake:{spec.name}"
+        """Nothing to find: the name is the model (identified, as a hub id is, by its name)."""
+        return spec.name, False
 
     def load(self, spec: ModelSpec, source: str, local: bool, identity: dict[str, object]) -> LoadedModel:
         """Nothing to load; refused unless the environment allows the stand-in."""
@@ -151,13 +141,9 @@ class FakeKind(Kind):
             raise InputError(f"the fake kind is for tests: set {ENABLE_VAR}=1 to use it")
         return LoadedModel(spec, None, None, source, 0.0, identity)
 
-    def tokenizer(self, spec: ModelSpec, source: str, local: bool) -> Any:
-        """No tokenizer: its tokens are words."""
-        return None
-
     def scorer(self, loaded: LoadedModel, method: ScoringMethod, *, bos: bool) -> FakeScorer:
-        """The stand-in scorer of the model's name."""
-        return FakeScorer(name=loaded.spec.name)
+        """The stand-in scorer, keyed by the model's identity."""
+        return FakeScorer(identity=loaded.identity)
 
 
 KIND = FakeKind()

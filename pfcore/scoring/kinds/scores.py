@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -190,10 +189,6 @@ class ScoresKind(Kind):
     def load(self, spec: ModelSpec, source: str, local: bool, identity: dict[str, object]) -> LoadedModel:
         """The file read, as the model."""
         return LoadedModel(spec, read_scores(source), None, source, 0.0, identity)
-
-    def tokenizer(self, spec: ModelSpec, source: str, local: bool) -> Any:
-        """No tokenizer."""
-        return None
 
     def scorer(self, loaded: LoadedModel, method: ScoringMethod, *, bos: bool) -> ScoresScorer:
         """The scorer over the file."""
