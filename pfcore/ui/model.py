@@ -208,11 +208,6 @@ def public_load_error(exc: PfcoreError) -> str:
         f"{PUBLIC_NOTE}: the model could not be loaded; the server's log has the reason for the teacher.")
 
 
-def parameter_count(loaded: LoadedModel) -> int | None:
-    """Number of parameters of a loaded model; None where its kind cannot count them."""
-    return kind_of(loaded.spec.kind).parameters(loaded)
-
-
 POLL_S = 0.5  # how often the sidebar's seconds are counted while the model loads
 _PENDING = threading.local()  # this script run's model still loading, and its sidebar status slot
 FIRST_PAGE = threading.Event()  # a page that does not wait for the model has been drawn: the warm-up may begin
@@ -237,7 +232,7 @@ def sidebar_model(*, wait: bool = True) -> ModelChoice | None:
     except PfcoreError as exc:
         st.sidebar.error(plain(exc) if deployment().allows_paths else public_load_error(exc))
         return None
-    parameters, note = parameter_count(loaded), kind_of(spec.kind).note
+    parameters, note = kind_of(spec.kind).parameters(loaded), kind_of(spec.kind).note
     size = f"{parameters / 1e6:,.1f}M parameters" if parameters is not None else "parameters unknown"
     ready = f"**{plain(spec.label)}** ({spec.kind}) ready: {size}, loaded in {loaded.seconds:.1f} s"
     st.sidebar.warning(f"{ready}: {note}") if note else st.sidebar.success(ready)
