@@ -6,17 +6,20 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from pfcore.scoring.kinds.fake import FAKE_MODEL
+
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 600  # an AppTest run that takes longer is hung; a busy machine runs them 5-10 times slower
 ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")  # a markdown backslash escape of ASCII punctuation
 
 
-def page(script: Path | str, model: Path | str | None = None, kind: str = "causal") -> AppTest:
-    """An AppTest of one page with the sidebar model set (before the first run)."""
+def page(script: Path | str, model: Path | str | None = None, kind: str | None = None) -> AppTest:
+    """An AppTest of one page with the sidebar model set (before the first run); its kind is causal,
+    or the fake kind for the test stand-in's name, unless given."""
     at = AppTest.from_file(str(ROOT / script), default_timeout=TIMEOUT)
     if model is not None:
         at.session_state["model_name"] = str(model)
-        at.session_state["model_kind"] = kind
+        at.session_state["model_kind"] = kind or ("fake" if str(model) == FAKE_MODEL else "causal")
     return at
 
 

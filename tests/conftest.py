@@ -7,6 +7,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any, NoReturn
 
 # huggingface_hub reads its settings once, when it is first imported (tests.tiny_models imports it),
 # so they are set here, before any import: every test is offline, with a private Hugging Face cache
@@ -29,6 +30,7 @@ REPO_CACHE = Path(__file__).resolve().parents[1] / "cache"
 REFERENCE_VAR = "PFCORE_REFERENCE_DATA"
 DEFAULT_REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 PAPER_VAR = "PFCORE_PAPER"
+MISSING_DATA = "reference data missing"  # how every skip for absent reference data begins (counted at the end)
 # Made-up minimal pairs in BLiMP's format (not BLiMP items): paradigm -> (good, bad) pairs.
 TOY_BLIMP = {
     "passive_1": [("The cake was eaten by Sam.", "The cake was arrived by Sam."),
@@ -54,6 +56,20 @@ def pytest_configure(config: pytest.Config) -> None:
     """Start every test's results table empty (a test that wants a new user's table, with the
     bundled published rows, asks for `bundled_cache`)."""
     os.environ["PFCORE_BUNDLED"] = "0"
+
+
+def skip_missing(what: str) -> NoReturn:
+    """Skip the test for absent reference data, in the words the end of the run counts."""
+    pytest.skip(f"{MISSING_DATA}: {what}")
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """At the end of the run, how many tests skipped for want of reference data, and where to set it."""
+    missing = [r for r in terminalreporter.stats.get("skipped", [])
+               if isinstance(r.longrepr, tuple) and MISSING_DATA in str(r.longrepr[2])]
+    if missing:
+        terminalreporter.write_sep("=", f"{len(missing)} tests skipped: {MISSING_DATA} (set {REFERENCE_VAR} "
+                                        f"and {PAPER_VAR}; docs/development.md, Reference data)", yellow=True)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -126,7 +142,7 @@ def shared_data() -> Path:
     """The reference data folder (see `reference_data`); skips where it is absent."""
     folder = reference_data()
     if not folder.is_dir():
-        pytest.skip(f"reference data not found at {folder} (set {REFERENCE_VAR} to its folder)")
+        skip_missing(f"not found at {folder} (set {REFERENCE_VAR} to its folder)")
     return folder
 
 
@@ -141,7 +157,7 @@ def paper_text() -> Path:
     """The paper's text file (see `paper_text_file`); skips where it is absent."""
     path = paper_text_file()
     if not path.is_file():
-        pytest.skip(f"the paper's text not found at {path} (set {PAPER_VAR} to its file)")
+        skip_missing(f"the paper's text not found at {path} (set {PAPER_VAR} to its file)")
     return path
 
 
@@ -193,7 +209,7 @@ def bundled_cache(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def fake_model(monkeypatch: pytest.MonkeyPatch) -> str:
     """The deterministic stand-in scorer, for page logic that needs no language model."""
-    from pfcore.scoring.fake import ENABLE_VAR, FAKE_MODEL
+    from pfcore.scoring.kinds.fake import ENABLE_VAR, FAKE_MODEL
 
     monkeypatch.setenv(ENABLE_VAR, "1")
     return FAKE_MODEL

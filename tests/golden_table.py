@@ -2,7 +2,7 @@
 of the semantic and syntactic suites, 5 blocks of each construction, on the embedded default model.
 A silent change of numbers fails `tests/unit/test_golden.py`; a deliberate one is re-pinned with
 
-    .venv/bin/python -m tests.golden_table --write
+    .venv/bin/python -m tests.golden_table --write   [--threads N]
 """
 from __future__ import annotations
 
@@ -71,11 +71,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--write", nargs="?", const=PATH, type=Path, metavar="FILE",
                         help="write the table to FILE (default: the pinned one in tests/golden/)")
+    parser.add_argument("--threads", type=int, help="torch's intra-op threads (default: as the environment sets)")
     args = parser.parse_args()
+    import torch  # the model loads torch anyway; the thread count is set before it runs
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
     table = golden_table()
     if args.write:
         write_atomic(args.write, table.to_csv(index=False), "the golden table")
-        print(f"wrote {len(table)} values to {args.write}")
+        print(f"wrote {len(table)} values to {args.write} ({torch.get_num_threads()} torch threads)")
     else:
         print(table.to_string())
 

@@ -182,10 +182,11 @@ def score_one(spec: ModelSpec, req: Request, args: argparse.Namespace,
 
 def text_scorer(spec: ModelSpec, *, bos: bool) -> LazyScorer:
     """The scorer of whole texts for the model's kind: causal log-probs, or PLL (original) for a masked
-    model; --bos is refused for a masked model, whose PLL scores every token already."""
+    model; --bos is refused for a method it does not change (a masked model's PLL scores every token already)."""
     method = kind_of(spec.kind).text_method
-    if bos and method.is_pll:
-        raise InputError("--bos goes with causal models: a masked model's PLL scores every token already")
+    if bos and not method.takes_bos:
+        raise InputError(f"--bos goes with causal models: a {spec.kind} model's {method.value} scoring does not "
+                         "read from a BOS token (a masked model's PLL scores every token already)")
     return LazyScorer(spec, method, bos=bos)
 
 

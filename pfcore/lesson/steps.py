@@ -468,8 +468,8 @@ def run_step(step: Step, context: LessonContext, given: Mapping[str, str] | None
         numbers = step.compute(context, inputs)
     except InputError as exc:
         return StepResult(step, inputs, problem=str(exc))
-    masked = step.scored and context.scorer.method is not ScoringMethod.CAUSAL
-    aside = " ".join(filter(None, [step.aside(numbers, context), masked_note(context.scorer.method) if masked else ""]))
+    pll = step.scored and context.scorer.method.is_pll
+    aside = " ".join(filter(None, [step.aside(numbers, context), masked_note(context.scorer.method) if pll else ""]))
     return StepResult(step, inputs, numbers, step.figures(numbers, context), step.notice(numbers), aside)
 
 

@@ -27,10 +27,9 @@ from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
 from pfcore.paths import models_dir
 
 if TYPE_CHECKING:  # torch and transformers load only when a model does (a cached run needs neither)
-    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+    from transformers import PreTrainedTokenizerBase
 
     from pfcore.models.json_tokenizer import JsonTokenizer
-    from pfcore.models.llama import LlamaLM
 
 log = logging.getLogger(__name__)
 
@@ -43,8 +42,8 @@ class LoadedModel:
     identifies its numbers (given by whoever loads it; worked out here for a model built by hand)."""
 
     spec: ModelSpec
-    model: PreTrainedModel | LlamaLM
-    tokenizer: PreTrainedTokenizerBase | JsonTokenizer
+    model: Any  # transformers' kinds: a PreTrainedModel or LlamaLM; another kind: whatever its scorer reads
+    tokenizer: Any  # transformers' kinds: a PreTrainedTokenizerBase or JsonTokenizer; None for a kind without one
     source: str
     seconds: float = 0.0  # how long the load took (whichever thread did it)
     identity: dict[str, object] = field(default_factory=dict, compare=False, repr=False)

@@ -40,7 +40,7 @@ from pfcore.store.manifest import (
 from pfcore.store.result_rows import step_from_revision
 from pfcore.store.results import add_run_rows, withdraw_sources
 from pfcore.store.runs import MANIFEST, RunRecord, save_run
-from pfcore.suites.base import ModelHandle, RunConfig, ScoreContext, Suite
+from pfcore.suites.base import RunConfig, ScoreContext, Suite
 from pfcore.suites.registry import get_suite
 
 __all__ = ["ResultsLabel", "RunConfig", "run_plan", "run_suite"]
@@ -80,14 +80,14 @@ def _score_and_save(suite: Suite, spec: ModelSpec, config: RunConfig, progress: 
     of the results table ride along."""
     method = suite.method(spec, config.scoring)
     items = suite.load(config)
-    lazy, handle = LazyScorer(spec, method, bos=config.bos, source=scorers), ModelHandle(spec)
-    part = RunPart(started, time.monotonic(), lazy, handle)
+    lazy = LazyScorer(spec, method, bos=config.bos, source=scorers)
+    part = RunPart(started, time.monotonic(), lazy)
     item_ids = suite.item_ids(items)
     with ScoreCache.when(config.use_cache) as cache:
         key = run_key(spec, config, lazy.identity, item_ids) if cache else ""
         earlier = cache.earlier_parts(key) if cache else NO_PARTS
         ctx = ScoreContext(lazy, cache, part.meter(progress, earlier), suite.reduction(config, method), config.chunk,
-                           handle, part.stats)
+                           lazy, part.stats)
         try:
             tables = score_and_decide(suite, items, ctx)
         except BaseException:
@@ -158,13 +158,12 @@ class RunPart:
     started: float
     items_at: float
     lazy: LazyScorer
-    handle: ModelHandle
     stats: ScoreStats = field(default_factory=ScoreStats)
 
     @property
     def load_s(self) -> float:
         """Seconds spent loading the model so far (0 while every score comes from the cache)."""
-        return self.lazy.load_s + self.handle.load_s
+        return self.lazy.load_s
 
     def meter(self, view: ProgressView | None, earlier: Timings) -> ProgressMeter | None:
         """The progress callback that shows this part in `view`: fresh work is what the cache did not
@@ -231,7 +230,7 @@ def _manifest(suite: Suite, spec: ModelSpec, config: RunConfig, method: ScoringM
     """Everything needed to know what produced a run's numbers (never the EWoK password)."""
     settings = {k: v for k, v in asdict(config).items() if k != "password"}
     settings["reduction"] = suite.reduction(config, method)
-    settings["corrected"] = config.corrected and method is ScoringMethod.CAUSAL  # the BOW correction is causal
+    settings["corrected"] = config.corrected and method.bow  # the BOW correction needs a method with BOW masses
     settings["first_token"] = ("BOS prepended, first word scored" if config.bos
                                else "no BOS: first token of a whole sentence unscored (minicons default)")
     model = ModelRecord.of(spec, source=MODELS.source(spec), weights_sha256=MODELS.weights(spec))

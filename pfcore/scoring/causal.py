@@ -20,10 +20,9 @@ import torch
 
 from pfcore.errors import InputError, out_of_memory
 from pfcore.models.loading import LoadedModel
-from pfcore.names import ModelKind
 from pfcore.paths import JsonMemo
 from pfcore.scoring.align import Span
-from pfcore.scoring.methods import ScoringMethod
+from pfcore.scoring.methods import ScoringMethod, check_fits
 from pfcore.scoring.next_tokens import TOP_K, NextTokens, check_prefix, top_tokens
 from pfcore.scoring.requests import (
     LN2,
@@ -101,8 +100,7 @@ class CausalScorer:
     `bow` settings, beginning-of-word masses packed beside them (see `bow_scorer`)."""
 
     def __init__(self, loaded: LoadedModel, settings: ScorerSettings | None = None) -> None:
-        if loaded.spec.kind != ModelKind.CAUSAL:
-            raise InputError(f"{loaded.spec.label} is a masked model: causal scoring needs a causal LM")
+        check_fits(ScoringMethod.CAUSAL, loaded.spec.kind, loaded.spec.label)
         self.loaded = loaded
         self.model = loaded.model
         self.tok = loaded.tokenizer

@@ -1,14 +1,15 @@
 """Where a model spec becomes a request scorer (through the one model cache, pfcore.scoring.models), and
-the lazy scorer that loads the model only when the score cache lacks something (a rerun served from
+the one lazy handle on a model: it loads only when the score cache lacks something (a rerun served from
 the cache loads nothing, not even torch; aligning cached scores with words loads the tokenizer alone)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cached_property
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 from pfcore.errors import InputError
+from pfcore.models.loading import LoadedModel
 from pfcore.models.spec import ModelSpec
 from pfcore.scoring.align import Span
 from pfcore.scoring.methods import ScoringMethod
@@ -16,6 +17,8 @@ from pfcore.scoring.models import MODELS
 from pfcore.scoring.next_tokens import TOP_K, NextTokens, most_likely_next
 from pfcore.scoring.requests import Progress, Request, RequestScorer, TokenScores
 from pfcore.scoring.words import text_ids, token_spans
+
+T = TypeVar("T")
 
 
 class ScorerSource(Protocol):
@@ -38,35 +41,39 @@ def cache_identity(spec: ModelSpec, method: ScoringMethod, *, bos: bool = False,
 
 
 class LazyScorer:
-    """A request scorer whose model loads on first use; its cache keys equal the loaded scorer's.
-    Token strings, ids and spans come from the tokenizer alone until the model is loaded (when the
-    scorer is built by `scorer_for`; another source, such as the app's, has its models at hand)."""
+    """The one lazy handle on a model and its request scorer: the model loads on first use (timed once,
+    in `load_s`), its cache key is found once without loading it, and token strings, ids and spans
+    come from the tokenizer alone until the model is loaded. Its BOW variant (`bow_scorer`) shares
+    its load; suites that read the model itself get it from `model()`."""
 
     def __init__(self, spec: ModelSpec, method: ScoringMethod, *, bos: bool = False,
-                 source: ScorerSource = scorer_for, bow_of: LazyScorer | None = None) -> None:
-        self.spec, self._method, self.bos, self._source = spec, method, bos, source
-        self._bow_of = bow_of  # the lazy scorer this one is the BOW variant of
+                 source: ScorerSource = scorer_for, bow: bool = False) -> None:
+        self.spec, self.method, self.bos, self._source, self._bow = spec, method, bos, source, bow
         self.load_s = 0.0  # seconds spent loading the model and building the scorer (0: never)
+        self._base = self  # the handle that loads (the plain one, for a BOW variant)
 
-    @property
-    def method(self) -> ScoringMethod:
-        """The scoring method."""
-        return self._method
+    def _timed(self, load: Callable[[], T]) -> T:
+        """What `load` gives, its time added to the base handle's `load_s`."""
+        started = time.monotonic()
+        loaded = load()
+        self._base.load_s += time.monotonic() - started
+        return loaded
+
+    def model(self) -> LoadedModel:
+        """The loaded model itself, for suites that read it directly (loading it now the first time)."""
+        return self._timed(lambda: MODELS.loaded(self.spec))
 
     @cached_property
     def scorer(self) -> RequestScorer:
         """The real scorer, loading the model now."""
-        if self._bow_of is not None:
-            return _variant(self._bow_of.scorer)
-        started = time.monotonic()
-        scorer = self._source(self.spec, self._method, bos=self.bos)
-        self.load_s = time.monotonic() - started
-        return scorer
+        if self._base is not self:
+            return _variant(self._base.scorer)
+        return self._timed(lambda: self._source(self.spec, self.method, bos=self.bos))
 
     @cached_property
     def identity(self) -> dict[str, object]:
         """Model identity and scoring settings, found once without loading the model."""
-        return cache_identity(self.spec, self._method, bos=self.bos, bow=self._bow_of is not None)
+        return cache_identity(self.spec, self.method, bos=self.bos, bow=self._bow)
 
     def cache_identity(self) -> dict[str, object]:
         """The score cache's key material (see `identity`)."""
@@ -78,51 +85,45 @@ class LazyScorer:
 
     def next_tokens(self, prefix: str, *, k: int = TOP_K) -> NextTokens:
         """The model's most likely next tokens after a prefix (loads the model: they are not cached)."""
-        return most_likely_next((self._bow_of or self).scorer, prefix, k=k)
+        return most_likely_next(self._base.scorer, prefix, k=k)
 
     def bow_scorer(self) -> LazyScorer | None:
-        """The lazy BOW variant for causal scoring (it loads through this one); None otherwise."""
-        if self._method is not ScoringMethod.CAUSAL:
-            return None
-        return self if self._bow_of is not None else self._bow_twin
+        """The lazy BOW variant, where the method has one (it loads through this handle); None otherwise."""
+        return (self if self._bow else self._bow_twin) if self.method.bow else None
 
     @cached_property
     def _bow_twin(self) -> LazyScorer:
         """The BOW variant, built once."""
-        return LazyScorer(self.spec, self._method, bos=self.bos, source=self._source, bow_of=self)
+        twin = LazyScorer(self.spec, self.method, bos=self.bos, source=self._source, bow=True)
+        twin._base = self
+        return twin
 
-    def _loaded(self) -> bool:
-        """Whether token questions go to the real scorer: it is there, or the source is not ours."""
-        base = self._bow_of or self
-        return "scorer" in vars(base) or base._source is not scorer_for
+    def _tokenizer(self) -> Any:
+        """The tokenizer alone while the model is not loaded (None: ask the loaded scorer)."""
+        return None if "scorer" in vars(self._base) else MODELS.tokenizer(self.spec)
 
-    def _bos_id(self) -> int | None:
-        """The BOS id a causal scorer with BOS prepends (None otherwise)."""
-        bos = self.bos and self._method is ScoringMethod.CAUSAL
-        return MODELS.tokenizer(self.spec).bos_token_id if bos else None
+    def _bos_id(self, tokenizer: Any) -> int | None:
+        """The BOS id a scorer with BOS prepends (None otherwise)."""
+        return getattr(tokenizer, "bos_token_id", None) if self.bos and self.method.takes_bos else None
 
     def display_tokens(self, ids: Sequence[int]) -> tuple[str, ...]:
         """Token strings, as the real scorer decodes them."""
-        if self._loaded():
-            return (self._bow_of or self).scorer.display_tokens(ids)
-        tokenizer = MODELS.tokenizer(self.spec)
-        return tuple(tokenizer.decode([i]) for i in ids)
+        tok = self._tokenizer()
+        return self._base.scorer.display_tokens(ids) if tok is None else tuple(tok.decode([i]) for i in ids)
 
     def text_token_ids(self, text: str) -> tuple[int, ...]:
         """A text's token ids, as the real scorer gives them."""
-        if self._loaded():
-            return (self._bow_of or self).scorer.text_token_ids(text)
-        return text_ids(MODELS.tokenizer(self.spec), text, self._bos_id())
+        tok = self._tokenizer()
+        return self._base.scorer.text_token_ids(text) if tok is None else text_ids(tok, text, self._bos_id(tok))
 
     def token_spans(self, text: str) -> tuple[Span, ...]:
         """A text's token spans, as the real scorer gives them."""
-        if self._loaded():
-            return (self._bow_of or self).scorer.token_spans(text)
-        return token_spans(MODELS.tokenizer(self.spec), text, self._bos_id())
+        tok = self._tokenizer()
+        return self._base.scorer.token_spans(text) if tok is None else token_spans(tok, text, self._bos_id(tok))
 
 
 def _variant(scorer: RequestScorer) -> RequestScorer:
-    """The BOW variant of a loaded scorer (only causal scorers have one)."""
+    """The BOW variant of a loaded scorer."""
     bow = scorer.bow_scorer()
     if bow is None:
         raise InputError(f"the {scorer.method.value} scorer has no beginning-of-word variant")

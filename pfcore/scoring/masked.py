@@ -89,7 +89,7 @@ class MaskedScorer:
             raise InputError(f"max_batch_tokens must be at least 1, got {max_batch_tokens}")
         self.loaded = loaded
         self.device = torch.device(loaded.spec.device)
-        self.model: Any = model if model.device == self.device else model.to(self.device)  # type: ignore[arg-type]
+        self.model: Any = model if model.device == self.device else model.to(self.device)
         self.model.eval()
         self.tokenizer = tokenizer
         self.max_batch_tokens = max_batch_tokens

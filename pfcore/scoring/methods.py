@@ -22,6 +22,8 @@ class ScoringMethod:
     pll_metric: str = ""  # minicons' PLL metric name ("original", "within_word_l2r"); "" for other methods
     takes_bos: bool = False  # its scores change with a BOS token prepended (causal scoring)
     reads: str = TEXTS  # what a suite gets from it: scores of texts, the fill of a blank, or the model itself
+    bow: bool = False  # its scorer has a beginning-of-word variant (the BOW correction applies)
+    next_tokens: bool = False  # its scorer reads left to right and gives the next token's distribution
 
     CAUSAL: ClassVar[ScoringMethod]
     MASKED_TOKEN: ClassVar[ScoringMethod]
@@ -40,14 +42,13 @@ class ScoringMethod:
     def identity(self, *, bos: bool = False, bow: bool = False) -> dict[str, object]:
         """What of a scorer changes its scores, for cache keys (packing and batching do not); the
         BOW variant, whose scores carry beginning-of-word masses too, is keyed apart."""
-        if self.takes_bos:
-            return {"scorer": self.value, "bos": bos, **({"bow": True} if bow else {})}
         if self.is_pll:
             return {"scorer": "pll", "metric": self.pll_metric}
-        return {"scorer": self.value}
+        return {"scorer": self.value, **({"bos": bos} if self.takes_bos else {}), **({"bow": True} if bow else {})}
 
 
-ScoringMethod.CAUSAL = ScoringMethod("causal", ModelKind.CAUSAL, "causal log-probabilities", takes_bos=True)
+ScoringMethod.CAUSAL = ScoringMethod("causal", ModelKind.CAUSAL, "causal log-probabilities", takes_bos=True,
+                                     bow=True, next_tokens=True)
 ScoringMethod.MASKED_TOKEN = ScoringMethod("masked-token", ModelKind.MASKED,
                                            "masked-token readout of the blank (masked model)", reads=BLANK)
 ScoringMethod.PLL_ORIGINAL = ScoringMethod("pll-original", ModelKind.MASKED,

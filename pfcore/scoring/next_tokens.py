@@ -109,11 +109,14 @@ def check_prefix(prefix: str, k: int) -> str:
 
 
 def most_likely_next(scorer: object, prefix: str, *, k: int = TOP_K) -> NextTokens:
-    """The scorer's k most likely next tokens after the prefix; a masked model has none (it fills
-    blanks in whole sentences), which is said in one line."""
+    """The scorer's k most likely next tokens after the prefix; a scorer whose method does not read
+    left to right (a masked model fills blanks in whole sentences) has none, which is said in one line."""
     text = check_prefix(prefix, k)
     method = getattr(scorer, "method", None)
-    if method is not ScoringMethod.CAUSAL or not isinstance(scorer, NextTokenScorer):
-        raise InputError("the next word does not apply to a masked model: it fills a blank in a whole "
-                         "sentence instead of reading left to right; choose a causal model in the sidebar")
+    if not (isinstance(method, ScoringMethod) and method.next_tokens and isinstance(scorer, NextTokenScorer)):
+        from pfcore.scoring.kinds import KINDS  # the table of kinds imports the kinds, which import this module
+
+        readers = ", ".join(name for name, kind in KINDS.items() if kind.next_tokens and kind.offered())
+        raise InputError(f"the next word does not apply to a {getattr(method, 'kind', 'such')} model: it does not read "
+                         f"left to right, so it gives no next token; choose a {readers} model in the sidebar")
     return scorer.next_tokens(text, k=k)

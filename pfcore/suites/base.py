@@ -3,7 +3,6 @@ decides each pair, and summarises, and it knows the model kinds, scoring methods
 needs and which filters are its headline. `registry.SUITES` lists them all; the runner drives any."""
 from __future__ import annotations
 
-import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -14,10 +13,10 @@ from pfcore.items.schema import AffinityItem, Item, SemanticItem, SyntaxItem
 from pfcore.models.loading import LoadedModel
 from pfcore.models.spec import ModelSpec
 from pfcore.names import SuiteName, named
+from pfcore.scoring.factory import LazyScorer
 from pfcore.scoring.kinds import KINDS, all_methods, kind_of, method_named
 from pfcore.scoring.kinds.base import Kind
 from pfcore.scoring.methods import TEXTS, ScoringMethod, check_fits
-from pfcore.scoring.models import load_model
 from pfcore.scoring.requests import Progress, Reduction, Request, RequestScorer, TokenScores
 from pfcore.store.cache import CHUNK, ScoreCache, ScoreStats, score_cached
 
@@ -49,23 +48,6 @@ class RunConfig:
 
 
 @dataclass
-class ModelHandle:
-    """A model loaded on first use and timed, for suites that read the model directly."""
-
-    spec: ModelSpec
-    load_s: float = 0.0
-    _loaded: LoadedModel | None = field(default=None, repr=False)
-
-    def get(self) -> LoadedModel:
-        """The loaded model (loading it now the first time)."""
-        if self._loaded is None:
-            started = time.monotonic()
-            self._loaded = load_model(self.spec)
-            self.load_s = time.monotonic() - started
-        return self._loaded
-
-
-@dataclass
 class ScoreContext:
     """What a suite's scoring step gets: the scorer (model loaded lazily), the cache, progress,
     the reduction and the commit chunk."""
@@ -75,7 +57,7 @@ class ScoreContext:
     progress: Progress | None
     reduction: Reduction
     chunk: int = CHUNK
-    model: ModelHandle | None = None
+    model: LazyScorer | None = None  # the handle that loads the model, for suites that read it directly
     stats: ScoreStats = field(default_factory=ScoreStats)
 
     def scores(self, requests: Sequence[Request], *, report: bool = True) -> list[TokenScores]:
@@ -88,7 +70,7 @@ class ScoreContext:
         """The model itself, for suites that read it directly (Global Affinity)."""
         if self.model is None:
             raise InputError("this suite needs the model itself, and none was given")
-        return self.model.get()
+        return self.model.model()
 
 
 Items = TypeVar("Items")  # what a suite runs: a list of item records, a table, SyntaxGym suites

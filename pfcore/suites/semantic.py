@@ -38,7 +38,7 @@ def filled(item: SemanticItem, fill: str) -> str:
 def requests(items: Sequence[SemanticItem], method: ScoringMethod = ScoringMethod.CAUSAL) -> list[Request]:
     """Two requests per row: the follow-up with each fill given the context; for the masked-token
     readout, each fill in the blank of the whole two-sentence text."""
-    if method is ScoringMethod.MASKED_TOKEN:
+    if method.reads == BLANK:
         return [Request(item.sentence, fill) for item in items for fill in item.fills[:2]]
     return [Request(item.context, filled(item, fill)) for item in items for fill in item.fills[:2]]
 
@@ -144,7 +144,7 @@ class SemanticSuite(ItemSuite[SemanticItem]):
 
     def reduction(self, config: RunConfig, method: ScoringMethod) -> Reduction:
         """The configured reduction; the masked-token readout sums a fill's pieces."""
-        return Reduction.SUM if method is ScoringMethod.MASKED_TOKEN else config.reduction
+        return Reduction.SUM if method.reads == BLANK else config.reduction
 
     def limit(self, items: list[SemanticItem], blocks: int) -> list[SemanticItem]:
         """The first blocks of each construction."""
@@ -158,7 +158,7 @@ class SemanticSuite(ItemSuite[SemanticItem]):
         """log P of each fill per row, and the log-odds."""
         scores = ctx.scores(requests(items, ctx.scorer.method))
         rows = row_scores(items, scores, ctx.reduction)
-        if ctx.scorer.method is ScoringMethod.MASKED_TOKEN:
+        if ctx.scorer.method.reads == BLANK:
             rows["fill_method"] = fill_methods(scores)
         return rows
 

@@ -13,7 +13,8 @@ from pfcore.items.constructions import definition_of
 from pfcore.items.schema import SYNTAX_CONTROL, SyntaxItem
 from pfcore.models.spec import ModelSpec
 from pfcore.names import SuiteName
-from pfcore.scoring.methods import ScoringMethod
+from pfcore.scoring.kinds import kind_of, method_named
+from pfcore.scoring.methods import BLANK, ScoringMethod
 from pfcore.scoring.requests import Reduction, Request, TokenScores, reduce_all
 from pfcore.suites.base import ItemSuite, ScoreContext
 
@@ -109,9 +110,11 @@ class SyntaxSuite(ItemSuite[SyntaxItem]):
     block = "base_id"
 
     def method(self, spec: ModelSpec, requested: str | None) -> ScoringMethod:
-        """As for every suite, with masked-token read as PLL (original), as the paper's code does."""
-        masked_token = requested == ScoringMethod.MASKED_TOKEN.value
-        return super().method(spec, ScoringMethod.PLL_ORIGINAL.value if masked_token else requested)
+        """As for every suite, with a blank's readout read as its kind's text method (masked-token as PLL
+        original, as the paper's code does)."""
+        asked = method_named(requested) if requested is not None else None
+        blank = asked is not None and asked.reads == BLANK
+        return super().method(spec, kind_of(asked.kind).text_method.value if asked and blank else requested)
 
     def limit(self, items: list[SyntaxItem], blocks: int) -> list[SyntaxItem]:
         """The first `blocks` base sentences (every connective of each)."""

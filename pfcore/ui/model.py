@@ -16,7 +16,6 @@ from pfcore.models import DEFAULT_MODEL, LoadedModel, ModelSpec
 from pfcore.models.spec import DEFAULT_MODEL_TITLE, DTYPES, available_devices, split_label
 from pfcore.names import ModelKind
 from pfcore.scoring.factory import LazyScorer, scorer_for
-from pfcore.scoring.fake import FAKE_MODEL, FakeScorer, fake_enabled
 from pfcore.scoring.kinds import kind_of, named_kinds
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.models import MODELS
@@ -34,8 +33,8 @@ NAME_HELP = (f"`{DEFAULT_MODEL}` is the embedded default, {DEFAULT_MODEL_TITLE}:
 
 @dataclass(frozen=True)
 class ModelChoice:
-    """The sidebar's model, ready to score: its spec and parameter count (None for the test
-    stand-in, which has no weights)."""
+    """The sidebar's model, ready to score: its spec and parameter count (None where its kind cannot
+    count them)."""
 
     spec: ModelSpec
     parameters: int | None
@@ -45,11 +44,6 @@ class ModelChoice:
     def specs(self) -> tuple[ModelSpec, ...]:
         """The sidebar model first, then the models compared with it."""
         return (self.spec, *self.compared)
-
-    @property
-    def is_fake(self) -> bool:
-        """Whether this is the deterministic stand-in the tests use, not a language model."""
-        return self.parameters is None
 
 
 @dataclass(frozen=True)
@@ -200,8 +194,6 @@ def scorer(spec: ModelSpec, method: ScoringMethod | None = None, *, bos: bool = 
     """The app's scorer of a model (the kind's default method unless one is given), one per
     process, shared by every page and session and by the server's warm-up; also the
     `ScorerSource` the Run page hands to the runner."""
-    if is_fake(spec):
-        return FakeScorer()
     cached_model(spec)  # load failures read as the sidebar reads them
     return scorer_for(spec, method or kind_of(spec.kind).text_method, bos=bos)
 
@@ -209,12 +201,7 @@ def scorer(spec: ModelSpec, method: ScoringMethod | None = None, *, bos: bool = 
 def lazy_scorer(spec: ModelSpec) -> RequestScorer:
     """A scorer that loads its model (through the app's cache) only when a score is not in the
     score cache: compared models come back from the cache without taking memory."""
-    return FakeScorer() if is_fake(spec) else LazyScorer(spec, kind_of(spec.kind).text_method, source=scorer)
-
-
-def is_fake(spec: ModelSpec) -> bool:
-    """Whether the spec names the test stand-in and the environment allows it."""
-    return spec.name == FAKE_MODEL and fake_enabled()
+    return LazyScorer(spec, kind_of(spec.kind).text_method, source=scorer)
 
 
 def public_load_error(exc: PfcoreError) -> str:
@@ -224,11 +211,6 @@ def public_load_error(exc: PfcoreError) -> str:
     text = str(exc)
     return text if text.startswith(PUBLIC_NOTE) else (
         f"{PUBLIC_NOTE}: the model could not be loaded; the server's log has the reason for the teacher.")
-
-
-def parameter_count(loaded: LoadedModel) -> int:
-    """Number of parameters of a loaded model."""
-    return int(sum(p.numel() for p in loaded.model.parameters()))
 
 
 POLL_S = 0.5  # how often the sidebar's seconds are counted while the model loads
@@ -245,10 +227,6 @@ def sidebar_model(*, wait: bool = True) -> ModelChoice | None:
     _PENDING.value = None
     if spec is None:
         return None
-    if is_fake(spec):
-        st.sidebar.warning(f"**{plain(spec.name)}** ready: a deterministic stand-in for tests, not a "
-                           "language model; its numbers mean nothing.")
-        return ModelChoice(spec, None, compare_picker(spec))
     if not wait and MODELS.being_loaded(spec):
         _PENDING.value = (spec, st.sidebar.empty())
         _loading_note(spec, 0.0)
@@ -259,9 +237,10 @@ def sidebar_model(*, wait: bool = True) -> ModelChoice | None:
     except PfcoreError as exc:
         st.sidebar.error(plain(exc) if deployment().allows_paths else public_load_error(exc))
         return None
-    parameters = parameter_count(loaded)
-    st.sidebar.success(f"**{plain(spec.label)}** ({spec.kind}) ready: {parameters / 1e6:,.1f}M "
-                       f"parameters, loaded in {loaded.seconds:.1f} s")
+    parameters, note = kind_of(spec.kind).parameters(loaded), kind_of(spec.kind).note
+    size = f"{parameters / 1e6:,.1f}M parameters" if parameters is not None else "parameters unknown"
+    ready = f"**{plain(spec.label)}** ({spec.kind}) ready: {size}, loaded in {loaded.seconds:.1f} s"
+    st.sidebar.warning(f"{ready}: {note}") if note else st.sidebar.success(ready)
     if deployment().allows_paths:
         st.sidebar.caption(f"from `{loaded.source}`")
     return ModelChoice(spec, parameters, compare_picker(spec))

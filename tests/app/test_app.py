@@ -13,7 +13,7 @@ from pfcore.models import ModelSpec
 from pfcore.probe import FRAME_EXAMPLE
 from pfcore.progress import ProgressMeter, format_seconds
 from pfcore.runs.runner import RunConfig, run_suite
-from pfcore.scoring.fake import ENABLE_VAR, FAKE_MODEL
+from pfcore.scoring.kinds.fake import ENABLE_VAR, FAKE_MODEL
 from pfcore.store.model_sizes import extra_models_path
 from pfcore.store.runs import list_runs
 from tests.app_helpers import ROOT, TIMEOUT, frame_with, no_errors, page, texts

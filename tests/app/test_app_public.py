@@ -14,7 +14,8 @@ from pfcore.deployment import PUBLIC_NOTE, RUN_BUSY, Deployment
 from pfcore.errors import InputError, ModelLoadError
 from pfcore.models import ModelSpec
 from pfcore.paths import REPO_ROOT
-from pfcore.scoring.fake import ENABLE_VAR, FAKE_MODEL
+from pfcore.scoring.kinds import fake
+from pfcore.scoring.kinds.fake import ENABLE_VAR, FAKE_MODEL
 from pfcore.scoring.models import MODELS
 from pfcore.store.results import load_results
 from pfcore.store.runs import list_runs
@@ -28,11 +29,13 @@ PATH_INPUTS = {"stimuli_path", "traj_import_folder", "probe_ckpt_dir", "probe_ck
 
 @pytest.fixture
 def public(monkeypatch: pytest.MonkeyPatch, cache_dir: Path) -> str:
-    """Public mode with the fake scorer as the one allowed model; a model load fails the test."""
+    """Public mode with the fake scorer as the one allowed model; a load of any other kind fails the test."""
     monkeypatch.setenv(ENABLE_VAR, "1")
     monkeypatch.setenv("PFCORE_PUBLIC", "1")
     monkeypatch.setenv("PFCORE_MODELS_ALLOWED", FAKE_MODEL)
-    monkeypatch.setattr(MODELS, "loaded", lambda spec: pytest.fail(f"a model was loaded: {spec}"))
+    real = MODELS.loaded
+    monkeypatch.setattr(MODELS, "loaded", lambda spec: real(spec) if spec.kind == fake.KIND.name
+                        else pytest.fail(f"a model was loaded: {spec}"))
     return FAKE_MODEL
 
 
@@ -130,7 +133,7 @@ def test_links_name_only_allowed_models(public: str, tmp_path: Path) -> None:
 
 
 def test_a_forged_model_name_is_replaced_and_never_loads(public: str) -> None:
-    at = page("pages/0_Home.py", "/srv/secret/model")
+    at = page("pages/0_Home.py", "/srv/secret/model", kind=fake.KIND.name)
     at.session_state["model_compare"] = ["ORG/NAME"]
     at.run()
     assert not at.exception

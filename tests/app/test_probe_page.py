@@ -17,7 +17,7 @@ from pfcore.plots.common import TITLE_WIDTH
 from pfcore.probe import FRAME_EXAMPLE
 from pfcore.probe.propose import WORKING_EXAMPLE
 from pfcore.runs.runner import RunConfig, run_suite
-from pfcore.scoring.fake import ENABLE_VAR, FAKE_MODEL
+from pfcore.scoring.kinds.fake import ENABLE_VAR, FAKE_MODEL
 from tests.app_helpers import frame_with, no_errors, page, texts
 
 LUNCH = "We barely had time for lunch, let alone dinner."

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -13,18 +14,32 @@ import pytest
 
 from pfcore.cli import main
 from pfcore.models.spec import ModelSpec
+from pfcore.names import SuiteName
 from pfcore.scoring.kinds.scores import text_id
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.models import MODELS
 from pfcore.scoring.requests import Request
+from pfcore.suites.base import RunConfig
+from pfcore.suites.registry import get_suite
 
 BLOCKS = ["--construction", "let_alone", "--limit-blocks", "2"]
+RUN = RunConfig(constructions=("let_alone",), limit_blocks=2)  # what BLOCKS asks of a run
 
 
-def scores_from(model: Path, sentences: Path, out: Path, *, drop: int = 0) -> Path:
-    """A scores file as a model run elsewhere writes it: each text's summed log-probability given its
-    prefix and its token count (here from the tiny model, as pfcore scores it)."""
-    table = pd.read_csv(sentences, sep="\t", keep_default_na=False)
+def needed(sentences: Path, suite: str) -> pd.DataFrame:
+    """The rows of a sentences list that a run with BLOCKS reads (all of them in the list): the tests
+    score these alone, not every let_alone text (26,640 semantic ones, for a run that reads 32)."""
+    table = pd.read_csv(sentences, sep="\t", keep_default_na=False).set_index("id", drop=False)
+    chosen = get_suite(SuiteName(suite))
+    ids = list(dict.fromkeys(text_id(r.prefix, r.text) for r in chosen.requests(
+        chosen.load(replace(RUN, suite=SuiteName(suite))), ScoringMethod.CAUSAL) or []))
+    assert ids and set(ids) <= set(table.index), "the list lacks texts the run needs"
+    return table.loc[ids]
+
+
+def scores_from(model: Path, table: pd.DataFrame, out: Path, *, drop: int = 0) -> Path:
+    """A scores file as a model run elsewhere writes it: each listed text's summed log-probability given
+    its prefix and its token count (here from the tiny model, as pfcore scores it)."""
     scorer = MODELS.scorer(ModelSpec(str(model)), ScoringMethod.CAUSAL)
     scored = scorer.score([Request(p, t) for p, t in zip(table["prefix"], table["text"])])
     rows = pd.DataFrame({"id": table["id"], "logprob": [float(s.logprobs.sum()) for s in scored],
@@ -44,7 +59,7 @@ def test_scores_from_elsewhere_give_the_same_accuracies(suite: str, tiny_gpt2: P
     assert listed["id"].iloc[0] == text_id(listed["prefix"].iloc[0], listed["text"].iloc[0])
     assert main(["run", "--suite", suite, *BLOCKS, "--model", str(tiny_gpt2), "--json", "--no-cache"]) == 0
     here = json.loads(capsys.readouterr().out)
-    scores = scores_from(tiny_gpt2, sentences, tmp_path / "scores.tsv")
+    scores = scores_from(tiny_gpt2, needed(sentences, suite), tmp_path / "scores.tsv")
     assert main(["run", "--suite", suite, *BLOCKS, "--scores", str(scores), "--model", "tiny-elsewhere",
                  "--json"]) == 0
     elsewhere = json.loads(capsys.readouterr().out)
@@ -58,11 +73,11 @@ def test_missing_texts_are_listed_not_guessed(tiny_gpt2: Path, cache_dir: Path, 
                                               capsys: pytest.CaptureFixture[str]) -> None:
     sentences = tmp_path / "sentences.tsv"
     assert main(["items", "semantic", "--construction", "let_alone", "--sentences", "--out", str(sentences)]) == 0
-    scores = scores_from(tiny_gpt2, sentences, tmp_path / "scores.tsv", drop=3)
+    table = needed(sentences, "semantic")
+    scores = scores_from(tiny_gpt2, table, tmp_path / "scores.tsv", drop=3)
     assert main(["run", "--suite", "semantic", *BLOCKS, "--scores", str(scores), "--model", "m"]) == 2
     err = capsys.readouterr().err
-    first = pd.read_csv(sentences, sep="\t")["id"].iloc[0]
-    assert "lacks 3 of the 32 texts this run needs" in err and first in err
+    assert "lacks 3 of the 32 texts this run needs" in err and table["id"].iloc[0] in err
 
 
 @pytest.mark.parametrize(("text", "words"), [
@@ -92,7 +107,7 @@ def test_the_models_page_names_a_run_from_scores_by_its_file(tiny_gpt2: Path, ca
 
     sentences = tmp_path / "sentences.tsv"
     assert main(["items", "semantic", "--construction", "let_alone", "--sentences", "--out", str(sentences)]) == 0
-    scores = scores_from(tiny_gpt2, sentences, tmp_path / "elsewhere.tsv")
+    scores = scores_from(tiny_gpt2, needed(sentences, "semantic"), tmp_path / "elsewhere.tsv")
     assert main(["run", "--suite", "semantic", *BLOCKS, "--scores", str(scores), "--model", "gpt2-xl"]) == 0
     table = side_by_side("Table 6", list_runs())
     assert "gpt2-xl (scores from elsewhere.tsv)" in set(table["model"])

@@ -23,6 +23,7 @@ from pfcore.scoring.models import load_model
 from pfcore.scoring.requests import Request
 from pfcore.scoring.words import score_texts
 from pfcore.suites.syntaxgym import evaluate_surprisals, suite_sentences
+from tests.conftest import skip_missing
 from tests.unit.test_lmzoo import gym_suite, lmzoo_file
 from tests.unit.test_syntaxgym_suite import suite_data, write_suite
 
@@ -35,7 +36,7 @@ def gym_core(shared_data: Path) -> Path:
     """syntaxgym-core's test data (data/test); skips where the reference data lacks it."""
     folder = shared_data / "syntaxgym-core" / "test"
     if not (folder / "test_in.json").is_file():
-        pytest.skip(f"syntaxgym-core's test data not found under {folder}")
+        skip_missing(f"syntaxgym-core's test data not found under {folder}")
     return folder
 
 

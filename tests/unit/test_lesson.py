@@ -30,7 +30,7 @@ from pfcore.plots.lesson import BLUE, FIT_HEIGHT, GREEN, HEIGHT, ORANGE, PROJECT
 from pfcore.probe.words import focus2_bits
 from pfcore.runs.runner import RunConfig, run_suite
 from pfcore.scoring.factory import LazyScorer
-from pfcore.scoring.fake import FakeScorer
+from pfcore.scoring.kinds.fake import FakeScorer
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import LN2, Request
 from pfcore.scoring.words import score_texts, unpack_bow

@@ -1,123 +1,71 @@
-"""The table of model kinds is the one place a kind is added: a third kind (a character-unigram model,
-registered by the test alone) runs a suite end to end, through the runner and the command line, with
-no other file touched. Also the one model cache's policy and the built-in kinds' tables."""
+"""The table of model kinds is the one place a kind is added: docs/extending.md's example kind (a
+character-unigram model), built from the manual's own code and registered by the test alone, passes
+lint and runs suites end to end, through the runner and the command line, with no other file touched.
+Also the one model cache's policy and the built-in kinds' tables."""
 from __future__ import annotations
 
 import json
-import math
 import os
+import subprocess
+import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from types import ModuleType
 
-import numpy as np
 import pytest
 
 from pfcore.cli import main
 from pfcore.errors import InputError
-from pfcore.models.loading import LoadedModel
 from pfcore.models.spec import ModelSpec
 from pfcore.names import ModelKind, SuiteName
 from pfcore.runs.runner import RunConfig, run_suite
-from pfcore.scoring.align import Span
 from pfcore.scoring.kinds import KINDS, kind_of, method_named
-from pfcore.scoring.kinds.base import Kind
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.models import MODELS
-from pfcore.scoring.requests import Progress, Request, TokenScores
 from pfcore.store.cache import ScoreCache
 from pfcore.suites.registry import get_suite, suites_for
-
-CORPUS = "you couldn't lift a tiny rock, let alone a huge one. easier than harder or and."
-UNIGRAM = ScoringMethod("unigram-logprob", "unigram", "character unigram log-probabilities (a test kind)")
+from tests import doc_kind
 
 
-class UnigramScorer:
-    """Scores every character of a text by its add-one unigram probability in CORPUS."""
-
-    def __init__(self, loaded: LoadedModel) -> None:
-        self.loaded = loaded
-        counts: Counter[str] = loaded.model
-        self.total = sum(counts.values()) + len(counts) + 1
-        self.counts = counts
-
-    @property
-    def method(self) -> ScoringMethod:
-        """The test kind's one method."""
-        return UNIGRAM
-
-    def score(self, requests: Sequence[Request], progress: Progress | None = None) -> list[TokenScores]:
-        """Each character by its unigram log-probability."""
-        out = []
-        for request in requests:
-            ids = tuple(ord(c) for c in request.text)
-            lps = np.array([math.log((self.counts[c] + 1) / self.total) for c in request.text])
-            out.append(TokenScores(ids, lps, self.display_tokens))
-        if progress:
-            progress(len(requests), len(requests))
-        return out
-
-    def display_tokens(self, ids: Sequence[int]) -> tuple[str, ...]:
-        """Characters."""
-        return tuple(chr(i) for i in ids)
-
-    def cache_identity(self) -> dict[str, object]:
-        """The model's identity and the method's."""
-        return {**self.loaded.identity, **UNIGRAM.identity()}
-
-    def text_token_ids(self, text: str) -> tuple[int, ...]:
-        """One id per character."""
-        return tuple(ord(c) for c in text)
-
-    def token_spans(self, text: str) -> tuple[Span, ...]:
-        """One span per character."""
-        return tuple((i, i + 1) for i in range(len(text)))
-
-    def bow_scorer(self) -> None:
-        """No beginning-of-word variant: the correction does not apply."""
-        return None
-
-
-class UnigramKind(Kind):
-    """A kind no transformers model has: its "weights" are character counts."""
-
-    name, help, methods = "unigram", "character unigram models (a test kind)", (UNIGRAM,)
-    loads = 0
-
-    def resolve(self, spec: ModelSpec) -> tuple[str, bool]:
-        """Nothing to find on disk: the counts are CORPUS's."""
-        return f"unigram:{spec.name}", False
-
-    def identity(self, spec: ModelSpec, source: str) -> dict[str, object]:
-        """The name and the corpus it counts."""
-        return {"name": spec.name, "kind": self.name, "corpus_chars": len(CORPUS)}
-
-    def load(self, spec: ModelSpec, source: str, local: bool, identity: dict[str, object]) -> LoadedModel:
-        """The counts, as the model."""
-        type(self).loads += 1
-        return LoadedModel(spec, Counter(CORPUS), None, source, 0.0, identity)  # type: ignore[arg-type]
-
-    def tokenizer(self, spec: ModelSpec, source: str, local: bool) -> Any:
-        """No tokenizer: characters are its tokens."""
-        return None
-
-    def scorer(self, loaded: LoadedModel, method: ScoringMethod, *, bos: bool) -> UnigramScorer:
-        """The unigram scorer."""
-        return UnigramScorer(loaded)
+@pytest.fixture(scope="module")
+def doc_module(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
+    """docs/extending.md's example kind module, as written there."""
+    return doc_kind.build(tmp_path_factory.mktemp("kind"))
 
 
 @pytest.fixture
-def unigram(monkeypatch: pytest.MonkeyPatch) -> ModelSpec:
-    """The unigram kind in the table for one test (the one line a new kind adds)."""
-    monkeypatch.setitem(KINDS, "unigram", UnigramKind())
-    UnigramKind.loads = 0
+def loads() -> Counter[str]:
+    """How many times the example kind loaded a model in one test."""
+    return Counter()
+
+
+@pytest.fixture
+def unigram(doc_module: ModuleType, loads: Counter[str], tmp_path: Path,
+            monkeypatch: pytest.MonkeyPatch) -> Iterator[ModelSpec]:
+    """The example kind in the table for one test (the one line a new kind adds), its loads counted."""
+    monkeypatch.setitem(KINDS, "unigram", doc_module.KIND)
+    real = doc_module.KIND.load
+    monkeypatch.setattr(doc_module.KIND, "load", lambda *a: (loads.update(["load"]), real(*a))[1])
     MODELS.clear()
-    yield ModelSpec("corpus-unigram", kind="unigram")
+    yield ModelSpec(str(doc_kind.corpus(tmp_path)), kind="unigram")
     MODELS.clear()
 
 
-def test_a_third_kind_runs_a_suite_end_to_end(unigram: ModelSpec, cache_dir: Path, tmp_path: Path) -> None:
+def test_the_manuals_example_kind_passes_lint(doc_module: ModuleType) -> None:
+    """`make lint` on the module as it would sit in pfcore/scoring/kinds/: ruff and mypy with the
+    project's settings (mypy reads the project's cache, which `make lint` has just filled)."""
+    path = doc_module.__file__
+    ruff = subprocess.run([str(Path(sys.executable).parent / "ruff"), "check", "--config",
+                           str(doc_kind.ROOT / "pyproject.toml"), path], capture_output=True, text=True)
+    assert ruff.returncode == 0, ruff.stdout + ruff.stderr
+    mypy = subprocess.run([sys.executable, "-m", "mypy", path], cwd=doc_kind.ROOT, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(doc_kind.ROOT)}, timeout=900)
+    assert mypy.returncode == 0, mypy.stdout + mypy.stderr
+
+
+def test_a_third_kind_runs_a_suite_end_to_end(unigram: ModelSpec, loads: Counter[str], cache_dir: Path,
+                                              tmp_path: Path) -> None:
     record = run_suite(unigram, RunConfig(suite=SuiteName.SEMANTIC, constructions=("let_alone",), limit_blocks=2,
                                           out=str(tmp_path / "run")))
     manifest = json.loads((record.path / "manifest.json").read_text())
@@ -125,7 +73,7 @@ def test_a_third_kind_runs_a_suite_end_to_end(unigram: ModelSpec, cache_dir: Pat
     summary = record.tables["summary"].set_index(["construction", "filter"])
     assert summary.loc[("let_alone", "all"), "n"] == 8  # 2 blocks x 4 decisions
     assert 0 <= summary.loc[("let_alone", "all"), "accuracy"] <= 1
-    assert UnigramKind.loads == 1
+    assert loads["load"] == 1
     with ScoreCache() as cache:
         assert cache.count() > 0  # its scores are cached like any model's, under its own identity
     again = run_suite(unigram, RunConfig(suite=SuiteName.SEMANTIC, constructions=("let_alone",), limit_blocks=2,
@@ -148,15 +96,17 @@ def test_a_suite_that_reads_the_model_itself_refuses_the_third_kind(unigram: Mod
 
 
 def test_the_built_in_kinds_keep_their_methods_and_defaults() -> None:
-    assert list(KINDS) == ["causal", "masked", "scores"]
+    """The built-in kinds and their defaults, whatever other kinds the table has."""
+    assert {"causal", "masked", "scores", "fake"} <= set(KINDS)
     assert kind_of(ModelKind.MASKED).text_method is ScoringMethod.PLL_ORIGINAL
     assert kind_of(ModelKind.CAUSAL).text_method is ScoringMethod.CAUSAL
     semantic, syntax = get_suite(SuiteName.SEMANTIC), get_suite(SuiteName.SYNTAX)
     assert semantic.default_method(kind_of("masked")) is ScoringMethod.MASKED_TOKEN  # the blank's readout
     assert syntax.default_method(kind_of("masked")) is ScoringMethod.PLL_ORIGINAL
-    assert [m.value for m in semantic.methods] == ["causal", "masked-token", "pll-original", "pll-l2r", "scores-file"]
+    built_in = [m.value for m in semantic.methods if m.kind in ("causal", "masked", "scores")]
+    assert built_in == ["causal", "masked-token", "pll-original", "pll-l2r", "scores-file"]
     assert method_named("pll-l2r") is ScoringMethod.PLL_L2R
-    with pytest.raises(InputError, match="unknown model kind 'seq2seq'; choose one of causal, masked, scores"):
+    with pytest.raises(InputError, match=f"unknown model kind 'seq2seq'; choose one of {', '.join(KINDS)}$"):
         kind_of("seq2seq")
 
 
@@ -209,3 +159,14 @@ def test_a_model_folder_changed_on_disk_is_found_again(tiny_gpt2: Path, tmp_path
 def test_an_unknown_kind_is_refused_with_the_table(cache_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["score", "--sentence", "A cat.", "--kind", "seq2seq"]) == 2
     assert "choose from 'causal', 'masked'" in capsys.readouterr().err
+
+
+def test_the_lesson_calls_no_other_kind_a_masked_model(unigram: ModelSpec, cache_dir: Path) -> None:
+    """What a kind's method can do decides the Lesson's words: a unigram model has no next word (said
+    so by its own name), and only a pseudo-log-likelihood gets the masked model's note."""
+    from pfcore.lesson.steps import LESSON, LessonContext, run_lesson
+    from pfcore.scoring.factory import LazyScorer
+
+    results = run_lesson(LessonContext(LazyScorer(unigram, kind_of("unigram").text_method), unigram.name))
+    assert results[0].problem.startswith("the next word does not apply to a unigram model")
+    assert len(results) == len(LESSON) and not any("masked model" in r.aside + r.problem for r in results)

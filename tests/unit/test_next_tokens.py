@@ -12,7 +12,7 @@ from pfcore.errors import InputError
 from pfcore.models import ModelSpec
 from pfcore.scoring.causal import CausalScorer, ScorerSettings
 from pfcore.scoring.factory import LazyScorer
-from pfcore.scoring.fake import FakeScorer
+from pfcore.scoring.kinds.fake import FakeScorer
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.models import load_model
 from pfcore.scoring.next_tokens import CONTINUES, most_likely_next, readable

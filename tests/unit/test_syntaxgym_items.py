@@ -25,6 +25,7 @@ from pfcore.items.syntaxgym import (
     read_suite,
     write_long_csv,
 )
+from tests.conftest import skip_missing
 
 REPO = Path(__file__).resolve().parents[2]
 FORMULA = "[(2;%good%) < (2;%bad%)] & [(*;%good%) < (*;%bad%)]"
@@ -35,7 +36,7 @@ def real_suites(shared_data: Path) -> list[Path]:
     """The real SyntaxGym suite files; skips where the reference data lacks them."""
     paths = sorted((shared_data / "syntaxgym" / "suites").glob("*.json"))
     if not paths:
-        pytest.skip(f"no SyntaxGym suites under {shared_data / 'syntaxgym' / 'suites'}")
+        skip_missing(f"no SyntaxGym suites under {shared_data / 'syntaxgym' / 'suites'}")
     return paths
 
 

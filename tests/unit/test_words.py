@@ -17,7 +17,7 @@ from pfcore.models import ModelSpec
 from pfcore.scoring.align import attached_owners
 from pfcore.scoring.causal import CausalScorer, ScorerSettings
 from pfcore.scoring.factory import LazyScorer, cache_identity
-from pfcore.scoring.fake import FakeScorer
+from pfcore.scoring.kinds.fake import FakeScorer
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.models import load_model
 from pfcore.scoring.requests import LN2, Request, TokenScores

@@ -3,16 +3,16 @@ methods) and one line in KINDS. Everything that chooses a kind or a method reads
 from __future__ import annotations
 
 from pfcore.errors import InputError
-from pfcore.scoring.kinds import causal, masked, scores
+from pfcore.scoring.kinds import causal, fake, masked, scores
 from pfcore.scoring.kinds.base import Kind
 from pfcore.scoring.methods import ScoringMethod
 
-KINDS: dict[str, Kind] = {str(kind.name): kind for kind in (causal.KIND, masked.KIND, scores.KIND)}
+KINDS: dict[str, Kind] = {str(kind.name): kind for kind in (causal.KIND, masked.KIND, scores.KIND, fake.KIND)}
 
 
 def named_kinds() -> dict[str, Kind]:
     """The kinds whose models load from their name: what --kind and the sidebar's picker offer."""
-    return {name: kind for name, kind in KINDS.items() if kind.by_name}
+    return {name: kind for name, kind in KINDS.items() if kind.offered()}
 
 
 def kind_of(name: str) -> Kind:

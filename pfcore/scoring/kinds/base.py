@@ -1,5 +1,6 @@
 """What a kind of model is to pfcore: where a model of it loads from and what identifies its numbers,
-how it loads, its tokenizer, how it scores text, and its scoring methods. `TransformersKind` is the
+how it loads, its tokenizer, how it scores text, its scoring methods, its parameter count, whether it
+gives next tokens and how messages name it: pfcore asks a kind these, never which kind it is. `TransformersKind` is the
 kind transformers loads (causal and masked); another kind subclasses `Kind` (pfcore.scoring.kinds)."""
 from __future__ import annotations
 
@@ -26,11 +27,25 @@ class Kind(ABC):
     help: str
     methods: tuple[ScoringMethod, ...]
     by_name: bool = True  # a model of it loads from its name (a hub id, a folder); False: it comes another way
+    note: str = ""  # what the app says beside a ready model of this kind ("" for nothing)
 
     @property
     def text_method(self) -> ScoringMethod:
         """The method that scores any whole text with a model of this kind."""
         return next(method for method in self.methods if method.reads == TEXTS)
+
+    @property
+    def next_tokens(self) -> bool:
+        """Whether a model of this kind gives the next token's distribution (a method reads left to right)."""
+        return any(method.next_tokens for method in self.methods)
+
+    def offered(self) -> bool:
+        """Whether --kind and the sidebar's picker offer it (a kind whose models load from their name)."""
+        return self.by_name
+
+    def parameters(self, loaded: LoadedModel) -> int | None:
+        """The model's number of parameters; None where the kind cannot say (no weights pfcore sees)."""
+        return None
 
     def resolve(self, spec: ModelSpec) -> tuple[str, bool]:
         """Where the model loads from, and whether that is on this machine."""
@@ -48,9 +63,10 @@ class Kind(ABC):
     def load(self, spec: ModelSpec, source: str, local: bool, identity: dict[str, object]) -> LoadedModel:
         """The model, ready to score, carrying the identity `identity` gave."""
 
-    @abstractmethod
     def tokenizer(self, spec: ModelSpec, source: str, local: bool) -> Any:
-        """The model's tokenizer alone (to align cached scores with words without the weights)."""
+        """The model's tokenizer alone (to align cached scores with words without the weights); None: token
+        questions go to the loaded scorer."""
+        return None
 
     @abstractmethod
     def scorer(self, loaded: LoadedModel, method: ScoringMethod, *, bos: bool) -> RequestScorer:
@@ -78,3 +94,7 @@ class TransformersKind(Kind):
     def scorer(self, loaded: LoadedModel, method: ScoringMethod, *, bos: bool) -> RequestScorer:
         """The kind's scorer for the method."""
         return self.build(loaded, method, bos)
+
+    def parameters(self, loaded: LoadedModel) -> int | None:
+        """The weights' number of parameters."""
+        return int(sum(p.numel() for p in loaded.model.parameters()))

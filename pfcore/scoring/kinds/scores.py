@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -132,7 +131,7 @@ class ScoresScorer:
 
     def __init__(self, loaded: LoadedModel) -> None:
         self.loaded = loaded
-        self.scores: ScoresFile = loaded.model  # type: ignore[assignment]
+        self.scores: ScoresFile = loaded.model
 
     @property
     def method(self) -> ScoringMethod:
@@ -223,11 +222,7 @@ class ScoresKind(Kind):
 
     def load(self, spec: ModelSpec, source: str, local: bool, identity: dict[str, object]) -> LoadedModel:
         """The file read, as the model."""
-        return LoadedModel(spec, read_scores(source), None, source, 0.0, identity)  # type: ignore[arg-type]
-
-    def tokenizer(self, spec: ModelSpec, source: str, local: bool) -> Any:
-        """No tokenizer."""
-        return None
+        return LoadedModel(spec, read_scores(source), None, source, 0.0, identity)
 
     def scorer(self, loaded: LoadedModel, method: ScoringMethod, *, bos: bool) -> ScoresScorer:
         """The scorer over the file."""

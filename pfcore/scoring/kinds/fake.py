@@ -1,6 +1,6 @@
-"""A deterministic stand-in scorer for app tests that need no model: words are tokens and each
-log-probability is a fixed function of the text before it. It is not a language model and the app
-offers it only when PFCORE_FAKE_SCORER=1 is set (the tests set it)."""
+"""The fake kind: a deterministic stand-in for tests that need no model, chosen by tests and app alike. Words
+are tokens and each log-probability is a fixed function of the text before it. It is not a language model:
+--kind and the sidebar offer it only when PFCORE_FAKE_SCORER=1 is set (the tests set it), it loads only then."""
 from __future__ import annotations
 
 import hashlib
@@ -10,7 +10,11 @@ from dataclasses import replace
 
 import numpy as np
 
+from pfcore.errors import InputError
+from pfcore.models.loading import LoadedModel
+from pfcore.models.spec import ModelSpec
 from pfcore.scoring.align import Span, word_spans
+from pfcore.scoring.kinds.base import Kind
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.next_tokens import TOP_K, NextTokens, check_prefix, top_tokens
 from pfcore.scoring.requests import Progress, Request, TokenScores
@@ -18,6 +22,8 @@ from pfcore.scoring.words import pack_bow
 
 FAKE_MODEL = "pfcore-fake-scorer"
 ENABLE_VAR = "PFCORE_FAKE_SCORER"
+METHOD = ScoringMethod("fake", "fake", "deterministic stand-in log-probabilities (tests; not a language model)",
+                       bow=True, next_tokens=True)
 # The fake's next-word candidates; a fixed remainder of probability stands for "any other word".
 NEXT_WORDS = ("the", "a", "coffee", "tea", "water", "shoes", "squid", "shrimp", "rock", "one", "it",
               "and", "or", "not", "very", "much", "more", "time", "people", "home")
@@ -50,13 +56,13 @@ class FakeScorer:
     as a causal model without BOS leaves it. Its BOW variant packs a log BOW mass of 0 at every
     row: each of its tokens is a word, so a word surely begins after each."""
 
-    def __init__(self, bow: bool = False) -> None:
-        self.bow = bow
+    def __init__(self, bow: bool = False, identity: dict[str, object] | None = None) -> None:
+        self.bow, self.identity = bow, identity or {"name": FAKE_MODEL}
 
     @property
     def method(self) -> ScoringMethod:
-        """It stands in for a causal scorer."""
-        return ScoringMethod.CAUSAL
+        """It stands in for a causal scorer, with a method of its own."""
+        return METHOD
 
     def score(self, requests: Sequence[Request], progress: Progress | None = None) -> list[TokenScores]:
         """One TokenScores per request."""
@@ -100,7 +106,7 @@ class FakeScorer:
 
     def cache_identity(self) -> dict[str, object]:
         """Its own cache namespace."""
-        return {"name": FAKE_MODEL, "scorer": "fake", **({"bow": True} if self.bow else {})}
+        return {**self.identity, **METHOD.identity(bow=self.bow)}
 
     def text_token_ids(self, text: str) -> tuple[int, ...]:
         """A text's words as ids."""
@@ -112,4 +118,32 @@ class FakeScorer:
 
     def bow_scorer(self) -> FakeScorer:
         """The variant with BOW masses (all 0: every token begins a word)."""
-        return self if self.bow else FakeScorer(bow=True)
+        return self if self.bow else FakeScorer(bow=True, identity=self.identity)
+
+
+class FakeKind(Kind):
+    """The stand-in as a kind: nothing to load, no tokenizer, no parameters pfcore can count."""
+
+    name, help, methods = "fake", "a deterministic stand-in for tests, not a language model", (METHOD,)
+    note = "a deterministic stand-in for tests, not a language model; its numbers mean nothing"
+
+    def offered(self) -> bool:
+        """Only where the environment allows it (tests)."""
+        return fake_enabled()
+
+    def resolve(self, spec: ModelSpec) -> tuple[str, bool]:
+        """Nothing to find: the name is the model (identified, as a hub id is, by its name)."""
+        return spec.name, False
+
+    def load(self, spec: ModelSpec, source: str, local: bool, identity: dict[str, object]) -> LoadedModel:
+        """Nothing to load; refused unless the environment allows the stand-in."""
+        if not fake_enabled():
+            raise InputError(f"the fake kind is for tests: set {ENABLE_VAR}=1 to use it")
+        return LoadedModel(spec, None, None, source, 0.0, identity)
+
+    def scorer(self, loaded: LoadedModel, method: ScoringMethod, *, bos: bool) -> FakeScorer:
+        """The stand-in scorer, keyed by the model's identity."""
+        return FakeScorer(identity=loaded.identity)
+
+
+KIND = FakeKind()
