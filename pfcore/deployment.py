@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
@@ -30,6 +30,7 @@ PUBLIC_NOTE = "This server is in public mode (a class server)"
 RUN_BUSY = (f"{PUBLIC_NOTE}: a run is under way for another visitor, and the server runs one at a time. "
             "Press Run again when it has finished (the Probe, Items and Models pages work meanwhile).")
 HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*(/[\w.-]+)?(@[\w.-]+)?")
+KIND_NAME = re.compile(r"[a-z][a-z0-9_-]{0,39}")  # a kind's name; which kinds exist, the page checks
 _RUN_LOCK = threading.Lock()  # one run at a time per server process in public mode
 
 
@@ -86,6 +87,13 @@ class Deployment:
     def variant(self, label: str) -> Variant:
         """The kind and dtype an allowed model loads in (causal, float32 unless the list says otherwise)."""
         return dict(self.variants).get(label, DEFAULT_VARIANT)
+
+    def check_kinds(self, kinds: Collection[str]) -> None:
+        """InputError naming the first allowed model whose kind is none of `kinds` (the registered kinds,
+        which this floor cannot list itself)."""
+        for number, label in enumerate(self.models_allowed, start=1):
+            if self.variant(label)[0] not in kinds:
+                raise _bad_entry(number, kinds)
 
     def first_label(self) -> str:
         """The model a page starts with: the embedded default, or in public mode the first allowed."""
@@ -156,10 +164,15 @@ def _entry(number: int, entry: str) -> tuple[str, Variant]:
         raise InputError(f"{MODELS_VAR}: entry {number} is not a hub id (ORG/NAME, optionally @revision) or "
                          f"the embedded model's name ({DEFAULT_MODEL}); public mode takes no paths")
     kind, dtype = (*rest, *DEFAULT_VARIANT[len(rest):])[:2] if len(rest) <= 2 else ("", "")
-    if kind not in tuple(ModelKind) or dtype not in DTYPES:
-        raise InputError(f"{MODELS_VAR}: entry {number} is not LABEL, LABEL:KIND or LABEL:KIND:DTYPE (a kind of "
-                         f"{', '.join(ModelKind)}; a dtype of {', '.join(DTYPES)})")
+    if not KIND_NAME.fullmatch(kind) or dtype not in DTYPES:
+        raise _bad_entry(number, tuple(ModelKind))
     return label, (kind, dtype)
+
+
+def _bad_entry(number: int, kinds: Collection[str]) -> InputError:
+    """The one message for an allow-list entry that is not LABEL[:KIND[:DTYPE]] (never quoting it)."""
+    return InputError(f"{MODELS_VAR}: entry {number} is not LABEL, LABEL:KIND or LABEL:KIND:DTYPE (a kind of "
+                      f"{', '.join(kinds)}; a dtype of {', '.join(DTYPES)})")
 
 
 def _whole(text: str, name: str, default: int, most: int) -> int:

@@ -9,6 +9,7 @@ import streamlit as st
 from pfcore.deployment import deployment
 from pfcore.errors import InputError
 from pfcore.glossary import glossary_line
+from pfcore.scoring.kinds import named_kinds
 from pfcore.ui.model import ModelChoice, sidebar_model
 
 APP_TITLE = "Paired-Focus explorer"
@@ -57,7 +58,7 @@ def start_page(title: str, intro: str, *, terms: Sequence[str] = (), wait_for_mo
     if terms:
         st.markdown(f":small[{glossary_line(terms)}]")
     try:
-        deployment()
+        deployment().check_kinds(named_kinds())
     except InputError as exc:  # a bad setting of the server: nothing runs until the teacher fixes it
         st.error(str(exc))
         st.stop()

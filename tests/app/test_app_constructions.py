@@ -42,7 +42,7 @@ def test_a_bad_definition_is_one_message_and_nothing_is_scored(tiny_gpt2: Path, 
 def test_public_mode_takes_definitions_by_upload_only(monkeypatch: pytest.MonkeyPatch, cache_dir: Path) -> None:
     monkeypatch.setenv("PFCORE_FAKE_SCORER", "1")
     monkeypatch.setenv("PFCORE_PUBLIC", "1")
-    monkeypatch.setenv("PFCORE_MODELS_ALLOWED", "pfcore-fake-scorer")
+    monkeypatch.setenv("PFCORE_MODELS_ALLOWED", "pfcore-fake-scorer:fake")
     at = page(PAGE, "pfcore-fake-scorer").run()
     assert not at.exception
     assert not [t for t in at.text_area if t.key == "cx_text"]

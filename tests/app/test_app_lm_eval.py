@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pfcore.scoring.fake import ENABLE_VAR, FAKE_MODEL
+from pfcore.scoring.kinds.fake import ENABLE_VAR, FAKE_MODEL
 from tests.app_helpers import no_errors, page, texts
 
 KEYS = ("lm_eval_suite", "lm_eval_constructions", "lm_eval_blocks", "lm_eval_model")
@@ -25,7 +25,7 @@ def test_the_models_page_offers_an_lm_eval_upload(tiny_gpt2: Path, cache_dir: Pa
 def test_not_in_public_mode(monkeypatch: pytest.MonkeyPatch, cache_dir: Path) -> None:
     monkeypatch.setenv(ENABLE_VAR, "1")
     monkeypatch.setenv("PFCORE_PUBLIC", "1")
-    monkeypatch.setenv("PFCORE_MODELS_ALLOWED", FAKE_MODEL)
+    monkeypatch.setenv("PFCORE_MODELS_ALLOWED", f"{FAKE_MODEL}:fake")
     at = page("pages/4_Models.py", FAKE_MODEL).run()
     no_errors(at)
     assert not any(e.label.startswith("Add a run from lm-evaluation-harness") for e in at.expander)

@@ -32,7 +32,7 @@ def public(monkeypatch: pytest.MonkeyPatch, cache_dir: Path) -> str:
     """Public mode with the fake scorer as the one allowed model; a load of any other kind fails the test."""
     monkeypatch.setenv(ENABLE_VAR, "1")
     monkeypatch.setenv("PFCORE_PUBLIC", "1")
-    monkeypatch.setenv("PFCORE_MODELS_ALLOWED", FAKE_MODEL)
+    monkeypatch.setenv("PFCORE_MODELS_ALLOWED", f"{FAKE_MODEL}:fake")
     real = MODELS.loaded
     monkeypatch.setattr(MODELS, "loaded", lambda spec: real(spec) if spec.kind == fake.KIND.name
                         else pytest.fail(f"a model was loaded: {spec}"))

@@ -80,7 +80,7 @@ def server_folders(*more: Path) -> list[str]:
 def public(monkeypatch: pytest.MonkeyPatch, fake_model: str, cache_dir: Path) -> str:
     """A class server with the fake scorer as its one model, its pages run as the server runs them."""
     monkeypatch.setenv("PFCORE_PUBLIC", "1")
-    monkeypatch.setenv("PFCORE_MODELS_ALLOWED", fake_model)
+    monkeypatch.setenv("PFCORE_MODELS_ALLOWED", f"{fake_model}:fake")
     use_app_navigation(monkeypatch)
     return fake_model
 

@@ -233,7 +233,7 @@ def test_an_uploaded_suites_names_plant_nothing(fake_model: str, cache_dir: Path
 def test_an_uploaded_summarys_name_plants_nothing_in_public_mode(fake_model: str, cache_dir: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PFCORE_PUBLIC", "1")
-    monkeypatch.setenv("PFCORE_MODELS_ALLOWED", fake_model)
+    monkeypatch.setenv("PFCORE_MODELS_ALLOWED", f"{fake_model}:fake")
     at = page("pages/5_Trajectories.py", fake_model).run()
     at.file_uploader(key="traj_uploads").set_value([(f"{NAME}.tsv", b"not\ta summary\n", "text/tab-separated-values")])
     at.run()

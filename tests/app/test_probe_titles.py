@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pfcore.scoring.fake import ENABLE_VAR, FAKE_MODEL
+from pfcore.scoring.kinds.fake import ENABLE_VAR, FAKE_MODEL
 from pfcore.ui.text import quoted
 from tests.app.test_probe_page import PAGE, typed
 from tests.app_helpers import page
