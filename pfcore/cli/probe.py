@@ -210,7 +210,7 @@ def _over_checkpoints(args: argparse.Namespace, probe: Probe, pairs: list[tuple[
         print(json_text({"series": name, "sentence": probe.text, "construction": probe.construction,
                           "reduction": args.reduction, "corrected": args.corrected,
                           "effect_unit": UNIT[args.reduction], "focus2_unit": "bits",
-                          "checkpoints": json_rows(series.table)}, allow_nan=False))
+                          "checkpoints": json_rows(series.table)}))
     else:
         print(f"{name}: {probe.text!r} (effect: mean over the decisions, {UNIT[args.reduction]}; "
               f"focus 2: surprisal in bits{'' if args.corrected else ', without the beginning-of-word correction'})")

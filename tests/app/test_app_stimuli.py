@@ -105,5 +105,5 @@ def test_a_surprisal_file_that_does_not_fit_is_one_error(tiny_gpt2: Path, tmp_pa
     at.file_uploader(key="stimuli_surprisals").set_value(("scores.tsv", bad, "text/plain")).run()
     assert not at.exception
     errors = texts(at.error)
-    assert len(errors) == 1 and errors[0].startswith("scores.tsv:2: sentence 1 (item 1, condition 1 'a'), region 1")
+    assert len(errors) == 1 and errors[0].startswith("scores.tsv:3: sentence 1 (item 1, condition 1 'a'), region 1")
     assert "/tmp" not in errors[0]

@@ -30,7 +30,7 @@ def test_the_sentences_of_limited_blocks_are_those_the_limited_run_needs(tiny_gp
     assert main(["items", "semantic", *BLOCKS, "--sentences", "--out", str(sentences)]) == 0
     assert "wrote the 32 texts" in capsys.readouterr().out
     assert len(pd.read_csv(sentences, sep="\t")) == 32
-    scores = scores_from(tiny_gpt2, sentences, tmp_path / "scores.tsv")
+    scores = scores_from(tiny_gpt2, pd.read_csv(sentences, sep="\t", keep_default_na=False), tmp_path / "scores.tsv")
     assert main(["run", "--suite", "semantic", *BLOCKS, "--scores", str(scores), "--model", "m"]) == 0
 
 

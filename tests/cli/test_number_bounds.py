@@ -18,7 +18,7 @@ from pfcore.output import json_text
 from pfcore.scoring.kinds.scores import MAX_TOKENS
 from pfcore.scoring.lmzoo import MAX_TOKEN_BITS
 from pfcore.views.stimuli import analyse_surprisal_upload, stimuli_from_upload
-from tests.cli.test_scores_file import BLOCKS, scores_from
+from tests.cli.test_scores_file import BLOCKS, needed, scores_from
 from tests.unit.test_lmzoo import gym_suite, lmzoo_file
 
 HEADER = "id\tlogprob\tn_tokens\n"
@@ -46,7 +46,7 @@ def test_a_token_count_beyond_its_texts_length_is_refused(tiny_gpt2: Path, cache
     before any array of that size is made."""
     sentences = tmp_path / "sentences.tsv"
     assert main(["items", "semantic", "--construction", "let_alone", "--sentences", "--out", str(sentences)]) == 0
-    scores = scores_from(tiny_gpt2, sentences, tmp_path / "scores.tsv")
+    scores = scores_from(tiny_gpt2, needed(sentences, "semantic"), tmp_path / "scores.tsv")
     table = pd.read_csv(scores, sep="\t")
     table.loc[0, "n_tokens"] = MAX_TOKENS
     table.to_csv(scores, sep="\t", index=False)
