@@ -20,10 +20,11 @@ from urllib.parse import urlparse
 from pfcore.errors import ModelLoadError, first_line, out_of_memory
 from pfcore.files import locked
 from pfcore.models import gguf_convert
+from pfcore.models.device import exact_float32
 from pfcore.models.hub import missing_revision
 from pfcore.models.identity import model_identity
 from pfcore.models.memory import keep_freed_memory
-from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
+from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec, resolve_device
 from pfcore.paths import models_dir
 
 if TYPE_CHECKING:  # torch and transformers load only when a model does (a cached run needs neither)
@@ -212,8 +213,9 @@ def load_weights(spec: ModelSpec, source: str, local: bool, architecture: Archit
         raise
     except (Exception, MemoryError) as exc:  # noqa: BLE001 - any failure becomes one clear message
         raise ModelLoadError(_explain(spec, source, local, exc)) from exc
-    model.to(spec.device).eval()
-    if spec.device == "cpu":
+    exact_float32()
+    model.to(resolve_device(spec.device)).eval()
+    if resolve_device(spec.device) == "cpu":
         keep_freed_memory()
     return LoadedModel(spec, model, tokenizer, source, time.monotonic() - started, identity)
 

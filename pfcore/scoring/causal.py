@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from pfcore.errors import InputError, out_of_memory
+from pfcore.models.device import exact_float32
 from pfcore.models.loading import LoadedModel
 from pfcore.names import ModelKind
 from pfcore.paths import JsonMemo
@@ -103,6 +104,7 @@ class CausalScorer:
     def __init__(self, loaded: LoadedModel, settings: ScorerSettings | None = None) -> None:
         if loaded.spec.kind != ModelKind.CAUSAL:
             raise InputError(f"{loaded.spec.label} is a masked model: causal scoring needs a causal LM")
+        exact_float32()  # TF32 off, whoever loaded the model
         self.loaded = loaded
         self.model = loaded.model
         self.tok = loaded.tokenizer

@@ -13,7 +13,7 @@ import streamlit as st
 from pfcore.deployment import PUBLIC_NOTE, deployment
 from pfcore.errors import ModelLoadError, PfcoreError
 from pfcore.models import DEFAULT_MODEL, LoadedModel, ModelSpec
-from pfcore.models.spec import DEFAULT_MODEL_TITLE, DTYPES, available_devices, split_label
+from pfcore.models.spec import AUTO, DEFAULT_MODEL_TITLE, DTYPES, available_devices, resolve_device, split_label
 from pfcore.names import ModelKind
 from pfcore.scoring.factory import LazyScorer, scorer_for
 from pfcore.scoring.fake import FAKE_MODEL, FakeScorer, fake_enabled
@@ -130,8 +130,8 @@ def _kind_picker() -> str:
 def _precision_device() -> tuple[str, str]:
     """The dtype and device pickers (kept across pages), in the caller's expander."""
     dtype = st.selectbox("dtype", DTYPES, key="model_dtype", persist_state="session")
-    device = st.selectbox("Device", available_devices(), key="model_device", persist_state="session")
-    return str(dtype), str(device)
+    device = st.selectbox("Device", (AUTO, *available_devices()), key="model_device", persist_state="session")
+    return str(dtype), resolve_device(str(device))
 
 
 def apply_models_link(query: dict[str, list[str]]) -> list[str]:
