@@ -44,6 +44,16 @@ log = logging.getLogger(__name__)
 HEAD_ROWS = 128  # query rows per output-layer slice (128 x 49k logits is 25 MB)
 
 
+def _empty(shape: tuple[int, ...], dtype: type = np.float64) -> np.ndarray:
+    """A read-only empty array, made once and shared by every value that asks for none."""
+    array: np.ndarray = np.zeros(shape, dtype=dtype)
+    array.flags.writeable = False
+    return array
+
+
+NO_ROWS, NO_VALUES, NO_TOP_IDS, NO_TOP = _empty((0,), np.int64), _empty((0,)), _empty((0, 0), np.int64), _empty((0, 0))
+
+
 @dataclass(frozen=True)
 class Encoded:
     """Token ids of one request and the index of its first scored token."""
@@ -80,11 +90,11 @@ class Values:
     token, the entropy (nats) and the top-k ids and log-probs of its distribution, when asked."""
 
     logprobs: np.ndarray
-    bow_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    bow: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    entropy: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    top_ids: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.int64))
-    top_logprobs: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    bow_rows: np.ndarray = field(default_factory=lambda: NO_ROWS)
+    bow: np.ndarray = field(default_factory=lambda: NO_VALUES)
+    entropy: np.ndarray = field(default_factory=lambda: NO_VALUES)
+    top_ids: np.ndarray = field(default_factory=lambda: NO_TOP_IDS)
+    top_logprobs: np.ndarray = field(default_factory=lambda: NO_TOP)
 
 
 @dataclass(frozen=True)
@@ -291,7 +301,7 @@ class CausalScorer:
         order = sorted(range(len(encoded)), key=lambda i: encoded[i].ids)
         tail = extras.begins_word is not None
         packs = _make_packs([encoded[i] for i in order], self.settings.pack_tokens if tree else 0, tail)
-        out: list[Values] = [Values(np.zeros(0))] * len(encoded)
+        out: list[Values] = [Values(NO_VALUES)] * len(encoded)
         done, budget = 0, self.settings.batch_tokens
         batches = _batches(packs, budget)
         while batches:
@@ -328,7 +338,9 @@ class CausalScorer:
         else:
             lengths = torch.tensor([len(p.tokens) for p in packs])
             kwargs = {"attention_mask": (torch.arange(width) < lengths[:, None]).long().to(dev)}
-        index_b, index_q = torch.tensor([(b, q) for b, p in enumerate(packs) for q in p.queries]).T
+        queries = [p.queries for p in packs]
+        index_b = torch.from_numpy(np.repeat(np.arange(len(packs)), [len(q) for q in queries]))
+        index_q = torch.from_numpy(np.concatenate(queries).astype(np.int64))
         picks = _Picks.of(packs, extras.begins_word)
         with model_lock(self.model):  # one forward pass at a time per model, first come first served
             flat = self._target_logprobs(ids.to(dev), kwargs, index_b.to(dev), index_q.to(dev), picks, extras)
@@ -503,16 +515,15 @@ def _make_packs(encoded: Sequence[Encoded], pack_tokens: int, tail: bool = False
     """Group sorted requests into prefix trees of at most `pack_tokens` nodes (0: one per request);
     with `tail`, each request also queries the row after its last token."""
     packs: list[Pack] = []
-    current: list[tuple[int, Encoded]] = []
+    current: list[tuple[int, Encoded, int]] = []
     size = 0
     for i, enc in enumerate(encoded):
         shared = _common_prefix(current[-1][1].ids, enc.ids) if current else 0
-        grow = len(enc.ids) - shared
-        if current and (pack_tokens == 0 or size + grow > pack_tokens):
+        if current and (pack_tokens == 0 or size + len(enc.ids) - shared > pack_tokens):
             packs.append(_build_pack(current, tail))
-            current, size, grow = [], 0, len(enc.ids)
-        current.append((i, enc))
-        size += grow
+            current, size, shared = [], 0, 0
+        current.append((i, enc, shared))
+        size += len(enc.ids) - shared
     if current:
         packs.append(_build_pack(current, tail))
     return packs
@@ -520,15 +531,20 @@ def _make_packs(encoded: Sequence[Encoded], pack_tokens: int, tail: bool = False
 
 def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     """Length of the shared leading run of two id sequences."""
-    return next((n for n, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    n = min(len(a), len(b))
+    if a[:n] == b[:n]:
+        return n
+    return next(k for k, (x, y) in enumerate(zip(a, b)) if x != y)
 
 
-def _build_pack(members: list[tuple[int, Encoded]], tail: bool = False) -> Pack:
-    """Insert requests into a trie and record, per request, which node predicts which token (and,
-    with `tail`, the row after its last token)."""
-    children: dict[tuple[int, int], int] = {}
+def _build_pack(members: list[tuple[int, Encoded, int]], tail: bool = False) -> Pack:
+    """Lay requests out as a prefix tree, each given with the number of leading ids it shares with
+    the one before it (in sorted order, no earlier request shares more, so its shared part is the
+    previous one's path): new nodes only for the rest. Records, per request, which node predicts
+    which token (and, with `tail`, the row after its last token)."""
     pack = Pack([], [], [], [], [], [], [])
     query_row: dict[int, int] = {}
+    path: list[int] = []
 
     def row_of(node: int) -> int:
         """The query row of a node, added on first use."""
@@ -537,17 +553,13 @@ def _build_pack(members: list[tuple[int, Encoded]], tail: bool = False) -> Pack:
             pack.queries.append(node)
         return query_row[node]
 
-    for index, enc in members:
-        node, path = -1, []
-        for depth, tok in enumerate(enc.ids):
-            key = (node, tok)
-            if key not in children:
-                children[key] = len(pack.tokens)
-                pack.tokens.append(tok)
-                pack.parents.append(node)
-                pack.depths.append(depth)
-            node = children[key]
-            path.append(node)
+    for index, enc, shared in members:
+        del path[shared:]
+        first, added = len(pack.tokens), len(enc.ids) - shared
+        pack.tokens += enc.ids[shared:]
+        pack.parents += [path[-1] if path else -1, *range(first, first + added - 1)][:added]
+        pack.depths += range(shared, len(enc.ids))
+        path += range(first, first + added)
         rows = [row_of(path[pos - 1]) for pos in range(enc.start, len(enc.ids))]
         pack.members.append(index)
         pack.member_slices.append((rows, list(enc.ids[enc.start:])))
@@ -574,19 +586,27 @@ def _batches(packs: list[Pack], budget: int) -> list[list[Pack]]:
 
 def _padded(rows: list[list[int]], width: int, fill: int = 0) -> torch.Tensor:
     """Rows of ids as one long tensor, each row padded with `fill` to `width`."""
-    return torch.tensor([row + [fill] * (width - len(row)) for row in rows], dtype=torch.long)
+    out = np.full((len(rows), width), fill, dtype=np.int64)
+    for b, row in enumerate(rows):
+        out[b, :len(row)] = row
+    return torch.from_numpy(out)
 
 
 def _tree_mask(packs: list[Pack], width: int, dtype: torch.dtype) -> torch.Tensor:
-    """Additive 4-D mask: a node attends to itself and its ancestors only; padding to itself."""
+    """Additive 4-D mask: a node attends to itself and its ancestors only; padding to itself. Built a
+    depth at a time (parents come before children): each node's row is its parent's, plus itself."""
     allowed = np.zeros((len(packs), width, width), dtype=bool)
-    for b, p in enumerate(packs):
-        for i, parent in enumerate(p.parents):
-            if parent >= 0:
-                allowed[b, i] = allowed[b, parent]
-            allowed[b, i, i] = True
-        for i in range(len(p.parents), width):
-            allowed[b, i, i] = True
+    at = np.arange(width)
+    allowed[:, at, at] = True
+    pack = np.concatenate([np.full(len(p.parents), b) for b, p in enumerate(packs)])
+    node = np.concatenate([np.arange(len(p.parents)) for p in packs])
+    parent = np.concatenate([np.asarray(p.parents, dtype=np.int64) for p in packs])
+    depth = np.concatenate([np.asarray(p.depths, dtype=np.int64) for p in packs])
+    for d in range(1, int(depth.max(initial=0)) + 1):
+        level = (depth == d) & (parent >= 0)
+        b, i = pack[level], node[level]
+        allowed[b, i] = allowed[b, parent[level]]
+        allowed[b, i, i] = True
     mask = torch.zeros((len(packs), 1, width, width), dtype=dtype)
     mask.masked_fill_(~torch.from_numpy(allowed)[:, None], torch.finfo(dtype).min)
     return mask
