@@ -145,19 +145,19 @@ class CausalScorer:
         full = self.tok(texts, add_special_tokens=False)["input_ids"] if texts else []
         prefixes = list(dict.fromkeys(r.prefix for r in requests if r.prefix))
         pre_ids = self.tok(prefixes)["input_ids"] if prefixes else []
-        n_pre = {p: len(ids) if self.settings.bos else sum(1 for t in ids if t != self.pad_id)
+        n_pre = {p: len(ids) if self.settings.bos else len(ids) - ids.count(self.pad_id)
                  for p, ids in zip(prefixes, pre_ids)}
-        bos = [self.tok.bos_token_id] if self.settings.bos else []
+        bos = (self.tok.bos_token_id,) if self.settings.bos else ()
         out = []
-        for req, ids in zip(requests, full):
-            ids = bos + ids
+        for req, tokens in zip(requests, full):
+            ids = (*bos, *tokens)
             if len(ids) > self.max_len:
                 raise RequestError(f"text is {len(ids)} tokens; {self.loaded.spec.label} reads at most "
                                    f"{self.max_len}. Shorten it.", req)
             start = max(n_pre[req.prefix] + len(bos) if req.prefix else 1, 1)
             if start >= len(ids):
                 raise RequestError(_nothing_to_score(req, len(ids), self.loaded.spec.label), req)
-            out.append(Encoded(tuple(ids), start))
+            out.append(Encoded(ids, start))
         return out
 
     @property
@@ -333,7 +333,7 @@ class CausalScorer:
         width = max(len(p.tokens) for p in packs)
         ids = _padded([p.tokens for p in packs], width, self.pad_id or 0)  # padding is masked out: any id does
         if tree:  # position ids: each node's depth in its tree (padding gets position 0)
-            kwargs = {"attention_mask": _tree_mask(packs, width, self.model.dtype).to(dev),
+            kwargs = {"attention_mask": _additive(_tree_mask(packs, width).to(dev), self.model.dtype),
                       "position_ids": _padded([p.depths for p in packs], width).to(dev)}
         else:
             lengths = torch.tensor([len(p.tokens) for p in packs])
@@ -531,10 +531,14 @@ def _make_packs(encoded: Sequence[Encoded], pack_tokens: int, tail: bool = False
 
 def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     """Length of the shared leading run of two id sequences."""
-    n = min(len(a), len(b))
-    if a[:n] == b[:n]:
-        return n
-    return next(k for k, (x, y) in enumerate(zip(a, b)) if x != y)
+    low, high = 0, min(len(a), len(b))  # a[:low] == b[:low]; a[:high + 1] != b[:high + 1]
+    while low < high:  # by halves, each comparison of slices in C
+        middle = (low + high + 1) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 def _build_pack(members: list[tuple[int, Encoded, int]], tail: bool = False) -> Pack:
@@ -560,7 +564,7 @@ def _build_pack(members: list[tuple[int, Encoded, int]], tail: bool = False) -> 
         pack.parents += [path[-1] if path else -1, *range(first, first + added - 1)][:added]
         pack.depths += range(shared, len(enc.ids))
         path += range(first, first + added)
-        rows = [row_of(path[pos - 1]) for pos in range(enc.start, len(enc.ids))]
+        rows = [row_of(node) for node in path[enc.start - 1:-1]]
         pack.members.append(index)
         pack.member_slices.append((rows, list(enc.ids[enc.start:])))
         pack.tails.append(row_of(path[-1]) if tail else -1)
@@ -592,9 +596,10 @@ def _padded(rows: list[list[int]], width: int, fill: int = 0) -> torch.Tensor:
     return torch.from_numpy(out)
 
 
-def _tree_mask(packs: list[Pack], width: int, dtype: torch.dtype) -> torch.Tensor:
-    """Additive 4-D mask: a node attends to itself and its ancestors only; padding to itself. Built a
-    depth at a time (parents come before children): each node's row is its parent's, plus itself."""
+def _tree_mask(packs: list[Pack], width: int) -> torch.Tensor:
+    """4-D mask of what each node may attend to: itself and its ancestors; padding itself. Built a
+    depth at a time (parents come before children): each node's row is its parent's, plus itself.
+    Boolean, so that the 4-times larger additive mask is made where the model is (`_additive`)."""
     allowed = np.zeros((len(packs), width, width), dtype=bool)
     at = np.arange(width)
     allowed[:, at, at] = True
@@ -607,9 +612,14 @@ def _tree_mask(packs: list[Pack], width: int, dtype: torch.dtype) -> torch.Tenso
         b, i = pack[level], node[level]
         allowed[b, i] = allowed[b, parent[level]]
         allowed[b, i, i] = True
-    mask = torch.zeros((len(packs), 1, width, width), dtype=dtype)
-    mask.masked_fill_(~torch.from_numpy(allowed)[:, None], torch.finfo(dtype).min)
-    return mask
+    return torch.from_numpy(allowed)[:, None]
+
+
+def _additive(allowed: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """The additive attention mask of a boolean one: 0 where attending is allowed, the dtype's
+    lowest value elsewhere."""
+    return torch.where(allowed, torch.zeros((), dtype=dtype, device=allowed.device),
+                       torch.tensor(torch.finfo(dtype).min, dtype=dtype, device=allowed.device))
 
 
 def _split_head(model: Any, checks: ExactnessMemo) -> tuple[torch.nn.Module, torch.nn.Module] | None:
