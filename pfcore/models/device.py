@@ -11,3 +11,31 @@ def exact_float32() -> None:
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     torch.set_float32_matmul_precision("highest")
+
+
+SHARE = 0.85  # of each device's free memory that layers may take (the rest: the scoring's own buffers)
+
+
+def layer_map_kwargs(device: str) -> dict[str, object]:
+    """from_pretrained keywords that place a model's layers across the GPUs through accelerate, when
+    the device is "cuda" (all of them, as `--device auto` gives it) and torch sees one: layers fill
+    GPU 0, then GPU 1 and so on ("sequential"), each within SHARE of its free memory, and beyond them
+    the CPU's; a model that fits GPU 0 stays whole on it. {} for any other device ("cpu", "cuda:N")."""
+    if device != "cuda":
+        return {}
+    import psutil
+    import torch
+
+    if not torch.cuda.is_available():
+        return {}
+
+    budget: dict[int | str, int] = {i: int(SHARE * torch.cuda.mem_get_info(i)[0])
+                                    for i in range(torch.cuda.device_count())}
+    budget["cpu"] = int(SHARE * psutil.virtual_memory().available)
+    return {"device_map": "sequential", "max_memory": budget}
+
+
+def placed_on(model: object) -> set[str]:
+    """The devices a model's layers were placed on by a layer map (empty when none was used)."""
+    layer_map = getattr(model, "hf_device_map", None) or {}
+    return {str(d) for d in layer_map.values()}

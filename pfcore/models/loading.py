@@ -19,6 +19,7 @@ from urllib.parse import urlparse
 
 from pfcore.errors import ModelLoadError, first_line, out_of_memory
 from pfcore.files import locked
+from pfcore.models import device as placement
 from pfcore.models import gguf_convert
 from pfcore.models.device import exact_float32
 from pfcore.models.hub import missing_revision
@@ -214,7 +215,9 @@ def load_weights(spec: ModelSpec, source: str, local: bool, architecture: Archit
     except (Exception, MemoryError) as exc:  # noqa: BLE001 - any failure becomes one clear message
         raise ModelLoadError(_explain(spec, source, local, exc)) from exc
     exact_float32()
-    model.to(resolve_device(spec.device)).eval()
+    if len(placement.placed_on(model)) <= 1:  # a model whose layers a map spread out stays where they are
+        model.to(resolve_device(spec.device))
+    model.eval()
     if resolve_device(spec.device) == "cpu":
         keep_freed_memory()
     return LoadedModel(spec, model, tokenizer, source, time.monotonic() - started, identity)
@@ -247,7 +250,8 @@ def _load_auto(spec: ModelSpec, source: str, local: bool,
         architecture.check(spec, " ".join(getattr(config, "architectures", None) or []))
         tokenizer = transformers.AutoTokenizer.from_pretrained(source, **kwargs)
         model = getattr(transformers, architecture.auto_class).from_pretrained(
-            source, dtype=getattr(torch, spec.dtype), use_safetensors=True, **kwargs)
+            source, dtype=getattr(torch, spec.dtype), use_safetensors=True, **kwargs,
+            **placement.layer_map_kwargs(resolve_device(spec.device)))
     return model, tokenizer
 
 

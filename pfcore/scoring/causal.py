@@ -355,18 +355,19 @@ class CausalScorer:
         is 800 MB); the BOW mass is one product with a 0/1 vector, at the rows that need it."""
         if self._head is not None:
             base, head = self._head
-            at_queries = base(input_ids=ids, use_cache=False, **kwargs).last_hidden_state[b, q]
+            hidden = base(input_ids=ids, use_cache=False, **kwargs).last_hidden_state
         else:
             head = torch.nn.Identity()
-            at_queries = self.model(input_ids=ids, use_cache=False, **kwargs).logits[b, q]
-        dev = at_queries.device
+            hidden = self.model(input_ids=ids, use_cache=False, **kwargs).logits
+        dev = hidden.device  # the last layer's: where a layer map across devices leaves the outputs
+        at_queries = hidden[b.to(dev), q.to(dev)]
         rows, tokens = torch.as_tensor(picks.rows, device=dev), torch.as_tensor(picks.tokens, device=dev)
         bow_rows = torch.as_tensor(picks.bow_rows, dtype=torch.long, device=dev)
         out = torch.empty(len(picks.rows), dtype=torch.float32, device=dev)
         bow = torch.empty(len(picks.bow_rows), dtype=torch.float32, device=dev)
         stats = _RowStats.empty(len(at_queries), extras, dev)
         for start in range(0, len(at_queries), HEAD_ROWS):
-            logits = head(at_queries[start:start + HEAD_ROWS]).float()
+            logits = head(at_queries[start:start + HEAD_ROWS]).float().to(dev)  # a no-op on one device
             lse = logits.logsumexp(-1)  # as minicons: log P = logit - logsumexp(logits)
             sel = (rows >= start) & (rows < start + HEAD_ROWS)
             local = rows[sel] - start

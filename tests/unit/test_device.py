@@ -5,15 +5,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
 from pfcore.cli import main
+from pfcore.models import device as placement
 from pfcore.models import spec as spec_module
 from pfcore.models.identity import model_identity
 from pfcore.models.spec import AUTO, ModelSpec, resolve_device
 from pfcore.scoring.causal import CausalScorer
 from pfcore.scoring.models import MODELS
+from pfcore.scoring.requests import Request
 
 
 @pytest.mark.parametrize(("seen", "expected"), [(("cpu",), "cpu"), (("cpu", "cuda"), "cuda")])
@@ -46,3 +49,38 @@ def test_tf32_is_off_wherever_pfcore_scores(tiny_gpt2: Path, cache_dir: Path) ->
         assert torch.get_float32_matmul_precision() == "highest"
     finally:
         torch.backends.cudnn.allow_tf32 = True  # torch's own default for cuDNN
+
+
+def test_cuda_places_layers_across_the_gpus_within_their_free_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    free = {0: 10 << 30, 1: 20 << 30}
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda i: (free[i], 80 << 30))
+    found = placement.layer_map_kwargs("cuda")
+    assert found["device_map"] == "sequential"
+    budget = found["max_memory"]
+    assert budget[0] == int(placement.SHARE * free[0]) and budget[1] == int(placement.SHARE * free[1])
+    assert budget["cpu"] > 0
+    assert placement.layer_map_kwargs("cuda:1") == placement.layer_map_kwargs("cpu") == {}
+
+
+def test_a_model_whose_layers_a_map_spreads_over_two_devices_scores_as_one(
+        tiny_gpt2: Path, cache_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A layer map over two devices the CPU has (the CPU, and the disk that accelerate's hooks load
+    the second block from when it runs): the same numbers as the whole model in one place."""
+    requests = [Request("The dog did not eat,", "let alone run."), Request("", "Nobody came, much less stayed."),
+                Request("The dog did not eat,", "much less sleep.")]
+    spec = ModelSpec(str(tiny_gpt2))
+    MODELS.clear()
+    whole = [s.logprobs for s in CausalScorer(MODELS.loaded(spec)).score(requests)]
+    layers = {"transformer.wte": "cpu", "transformer.wpe": "cpu", "transformer.h.0": "cpu", "transformer.h.1": "disk",
+              "transformer.ln_f": "cpu", "lm_head": "cpu"}
+    monkeypatch.setattr(placement, "layer_map_kwargs",
+                        lambda _device: {"device_map": layers, "offload_folder": str(tmp_path / "offload")})
+    MODELS.clear()
+    loaded = MODELS.loaded(spec)
+    assert placement.placed_on(loaded.model) == {"cpu", "disk"}
+    mapped = [s.logprobs for s in CausalScorer(loaded).score(requests)]
+    MODELS.clear()
+    for a, b in zip(whole, mapped, strict=True):
+        np.testing.assert_allclose(b, a, atol=1e-6)
