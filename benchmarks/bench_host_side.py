@@ -49,8 +49,7 @@ def stand_in(_ids: torch.Tensor, _kwargs: dict, _b: torch.Tensor, _q: torch.Tens
              extras: Extras) -> _Flat:
     """What the forward pass and the output layer give, as zeros of the right shapes, after the index
     tensors the real pass builds from the picks (its host-side share)."""
-    rows = torch.as_tensor(picks.rows)
-    torch.as_tensor(picks.tokens), torch.as_tensor(picks.bow_rows, dtype=torch.long)
+    rows, _tokens, _bow_rows = picks.tensors(torch.device("cpu"))
     return _Flat(np.zeros(len(rows)), np.zeros(len(picks.bow_rows)), _RowStats.empty(0, extras, rows.device))
 
 
