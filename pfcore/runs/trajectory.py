@@ -22,7 +22,7 @@ from pfcore.store.results import withdraw_run
 from pfcore.suites.base import RunConfig
 
 Report = Callable[[str], None]
-SHOWN = ("record", "step", "model", "revision")  # of each done entry, in the table `run_trajectory` returns
+SHOWN = ("record", "step", "model", "revision", "dtype", "device")  # of each done entry, in the table returned
 
 
 def run_trajectory(name: str, points: Sequence[Checkpoint], suites: Sequence[SuiteName], config: RunConfig,
@@ -117,5 +117,6 @@ def _run(name: str, point: Checkpoint, config: RunConfig, settings: dict[str, ob
     report(f"{point.label} {config.suite}: mean accuracy {acc.mean():.3f} ({record.path.name})")
     m = record.manifest
     return {"record": str(record.path), "step": point.step, "model": point.spec.name,
-            "revision": point.spec.revision, "settings": settings, "items": m.items.hash,
+            "revision": point.spec.revision, "dtype": m.model.dtype, "device": m.model.device,
+            "settings": settings, "items": m.items.hash,
             "weights": m.model.weights_sha256}

@@ -27,8 +27,10 @@ def trajectory_table(hub_series: HubSeries, cache: Path, monkeypatch: pytest.Mon
     MODELS.clear()
     lines: list[str] = []
     points = checkpoints(ModelSpec(hub_series.repo_id), "step0,step8,step32", None)
-    run_trajectory("tiny-pythia", points, ["semantic", "syntax"], RunConfig(limit_blocks=2),
-                   report=lines.append, prefetch=prefetching)
+    runs = run_trajectory("tiny-pythia", points, ["semantic", "syntax"], RunConfig(limit_blocks=2),
+                          report=lines.append, prefetch=prefetching)
+    assert set(runs["device"]) == {"cpu"}  # the run list says where it ran (the spec's device)
+    assert set(runs["dtype"]) == {"float32"}
     table = load_results()
     return table[NUMBERS].sort_values(NUMBERS[:7]).reset_index(drop=True), lines
 
