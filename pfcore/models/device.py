@@ -16,12 +16,16 @@ def exact_float32() -> None:
 SHARE = 0.85  # of each device's free memory that layers may take (the rest: the scoring's own buffers)
 
 
-def layer_map_kwargs(device: str) -> dict[str, object]:
-    """from_pretrained keywords that place a model's layers across the GPUs through accelerate, when
-    the device is "cuda" (all of them, as `--device auto` gives it) and torch sees one: layers fill
-    GPU 0, then GPU 1 and so on ("sequential"), each within SHARE of its free memory, and beyond them
-    the CPU's; a model that fits GPU 0 stays whole on it. {} for any other device ("cpu", "cuda:N")."""
-    if device != "cuda":
+SPREAD = ("AutoModelForCausalLM",)  # the auto classes whose scorer follows its outputs across devices
+
+
+def layer_map_kwargs(device: str, auto_class: str = SPREAD[0]) -> dict[str, object]:
+    """from_pretrained keywords that place a causal model's layers across the GPUs through accelerate,
+    when the device is "cuda" (all of them, as `--device auto` gives it) and torch sees one: layers
+    fill GPU 0, then GPU 1 and so on ("sequential"), each within SHARE of its free memory, and beyond
+    them the CPU's; a model that fits GPU 0 stays whole on it. {} for any other device ("cpu",
+    "cuda:N") or kind of model (a masked model loads whole on one device)."""
+    if device != "cuda" or auto_class not in SPREAD:
         return {}
     import psutil
     import torch

@@ -251,7 +251,7 @@ def _load_auto(spec: ModelSpec, source: str, local: bool,
         tokenizer = transformers.AutoTokenizer.from_pretrained(source, **kwargs)
         model = getattr(transformers, architecture.auto_class).from_pretrained(
             source, dtype=getattr(torch, spec.dtype), use_safetensors=True, **kwargs,
-            **placement.layer_map_kwargs(resolve_device(spec.device)))
+            **placement.layer_map_kwargs(resolve_device(spec.device), architecture.auto_class))
     return model, tokenizer
 
 

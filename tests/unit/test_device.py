@@ -62,6 +62,7 @@ def test_cuda_places_layers_across_the_gpus_within_their_free_memory(monkeypatch
     assert budget[0] == int(placement.SHARE * free[0]) and budget[1] == int(placement.SHARE * free[1])
     assert budget["cpu"] > 0
     assert placement.layer_map_kwargs("cuda:1") == placement.layer_map_kwargs("cpu") == {}
+    assert placement.layer_map_kwargs("cuda", "AutoModelForMaskedLM") == {}  # masked models load whole
 
 
 def test_a_model_whose_layers_a_map_spreads_over_two_devices_scores_as_one(
@@ -76,7 +77,7 @@ def test_a_model_whose_layers_a_map_spreads_over_two_devices_scores_as_one(
     layers = {"transformer.wte": "cpu", "transformer.wpe": "cpu", "transformer.h.0": "cpu", "transformer.h.1": "disk",
               "transformer.ln_f": "cpu", "lm_head": "cpu"}
     monkeypatch.setattr(placement, "layer_map_kwargs",
-                        lambda _device: {"device_map": layers, "offload_folder": str(tmp_path / "offload")})
+                        lambda _device, _kind: {"device_map": layers, "offload_folder": str(tmp_path / "offload")})
     MODELS.clear()
     loaded = MODELS.loaded(spec)
     assert placement.placed_on(loaded.model) == {"cpu", "disk"}
