@@ -1,5 +1,6 @@
 """Where a model computes and how exactly: TF32 off wherever pfcore scores (its float32 numbers must
-be float32's on every device)."""
+be float32's on every device), and a causal model's layers placed across the GPUs when it is given
+"cuda" (all of them) through accelerate's layer map."""
 from __future__ import annotations
 
 
