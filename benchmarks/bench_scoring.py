@@ -5,7 +5,9 @@ classes load it (its usual input; the two give the same logits to the bit). Afte
 of each, the two take turns for --rounds rounds (benchmarks/rounds.py); prints a table, then one JSON
 line with each side's median rate and the median ratio with its range.
 
-    python benchmarks/bench_scoring.py --blocks 20 [--rounds 3] [--model smollm2-135m-instruct-q4_1]
+    python benchmarks/bench_scoring.py --blocks 20 [--rounds 3] [--model smollm2-135m-instruct-q4_1] [--device cuda]
+
+Both sides run on --device (default auto: CUDA where torch sees it, else the CPU), in float32 with TF32 off.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from pfcore.items import CONSTRUCTIONS, default_items
 from pfcore.models import DEFAULT_MODEL, ModelSpec
+from pfcore.models.spec import AUTO, resolve_device
 from pfcore.scoring.causal import CausalScorer, _make_packs
 from pfcore.scoring.models import load_model
 from pfcore.scoring.requests import Request
@@ -34,6 +37,7 @@ def parse() -> argparse.Namespace:
     p.add_argument("--blocks", type=int, default=20, help="blocks per construction (8 rows x 2 fills each)")
     p.add_argument("--model", default=DEFAULT_MODEL)
     p.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
+    p.add_argument("--device", default=AUTO, help="cpu, cuda or auto (default: CUDA where torch sees it)")
     rounds_option(p)
     return p.parse_args()
 
@@ -66,17 +70,18 @@ def main() -> None:
     items = semantic.limit_blocks(default_items("semantic", list(CONSTRUCTIONS)), args.blocks)
     reqs = semantic.requests(items)
     prefixes, texts = [r.prefix for r in reqs], [r.text for r in reqs]
-    loaded = load_model(ModelSpec(args.model))
-    ours = CausalScorer(loaded)
+    device = resolve_device(args.device)
+    loaded = load_model(ModelSpec(args.model, device=device))
+    ours = CausalScorer(loaded)  # sets TF32 off, for both sides
     model = AutoModelForCausalLM.from_pretrained(loaded.source, dtype=torch.float32, use_safetensors=True).eval()
-    ref = mscorer.IncrementalLMScorer(model, tokenizer=AutoTokenizer.from_pretrained(loaded.source), device="cpu")
+    ref = mscorer.IncrementalLMScorer(model, tokenizer=AutoTokenizer.from_pretrained(loaded.source), device=device)
     timed = alternate({"pfcore": lambda: ours.conditional_logprobs(prefixes, texts, "sum"),
                        "minicons": lambda: minicons_scores(ref, prefixes, texts)}, args.rounds, warm_up=True)
     diff = float(np.max(np.abs(np.array(timed.first["pfcore"]) - np.array(timed.first["minicons"]))))
     stats = pfcore_work(ours, prefixes, texts)
     n = len(reqs)
     speedup = timed.ratio("minicons", "pfcore")  # minicons' seconds over pfcore's: how much faster pfcore is
-    print(f"model {args.model}; {args.blocks} blocks x {len(CONSTRUCTIONS)} constructions = "
+    print(f"model {args.model} on {device}; {args.blocks} blocks x {len(CONSTRUCTIONS)} constructions = "
           f"{n} (row, fill) items; torch threads {torch.get_num_threads()}; {args.rounds} rounds in turns")
     print(f"{'scorer':<10}{'median s':>10}{'items/s':>10}   items/s per round")
     for side in ("minicons", "pfcore"):
@@ -89,7 +94,7 @@ def main() -> None:
                       "minicons_items_per_s": n / timed.median("minicons"), **speedup,
                       "pfcore_items_per_s_rounds": timed.rates("pfcore", n),
                       "minicons_items_per_s_rounds": timed.rates("minicons", n),
-                      "max_abs_diff": diff, "items": n}))
+                      "max_abs_diff": diff, "items": n, "device": device}))
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from pfcore.analysis.model_tables import (
     sizes_to_edit,
 )
 from pfcore.analysis.models import PAPER_RHO, Origin, accuracy_data, accuracy_parameter_rho
+from pfcore.analysis.precision import precision_notes, with_precision
 from pfcore.analysis.reference import TABLES
 from pfcore.deployment import PUBLIC_NOTE, deployment
 from pfcore.models.spec import DEFAULT_MODEL_TITLE
@@ -35,12 +36,14 @@ with shown_errors():
     st.subheader("Reference tables and your runs")
     table = st.selectbox("Table", list(TABLES), index=1, format_func=lambda t: f"{t}: {TABLES[t]}", key="models_table")
     runs = list_runs()
-    shown = side_by_side(table, runs)
+    shown = with_precision(side_by_side(table, runs))
     if table != "Table 9" and not (shown["origin"] == Origin.RUN).any():
         st.info("None of your runs fits this table yet: run the matching suite on the **Run** page "
                 "(semantic for Tables 5-6, syntactic for 7, Global Affinity for 8).")
     if table in TABLE_NOTES and (shown["origin"] == Origin.RUN).any():
         st.info(TABLE_NOTES[table])
+    for note in precision_notes(shown):
+        st.warning(plain(note))
     st.dataframe(shown, hide_index=True, height=420, placeholder="–", column_config={
         "source": st.column_config.TextColumn("source", width="large"),
         "n": st.column_config.TextColumn("n (your runs: decisions per construction)")})

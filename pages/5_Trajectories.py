@@ -6,6 +6,7 @@ import streamlit as st
 
 from pfcore.analysis.bands import band_note
 from pfcore.analysis.fdcorr import MIN_CHECKPOINTS, fd_correlation
+from pfcore.analysis.precision import precision_notes, with_precision
 from pfcore.analysis.series import available_series, user_constructions
 from pfcore.analysis.trajectories import (
     FD_YS,
@@ -108,10 +109,12 @@ if shown:
         others = c2.multiselect("Side by side with", compare_choices(table, model, source),
                                 format_func=scope_label, key=widget_key("compare", model, source),
                                 help="draw the same series of other models, or of your own runs")
-        data = curves(table, [scope_key(model, source), *others], picked)
+        data = with_precision(curves(table, [scope_key(model, source), *others], picked))
         chart(curves_figure(data, f"{model}: accuracy over training"), f"trajectories_{slug(model)}.html",
               key="traj_fig2")
         st.caption(band_note(data))
+        for note in precision_notes(data):
+            st.warning(plain(note))
         download_csv(data, f"trajectories_{slug(model)}.csv", "Download the plotted values (CSV)",
                      key="traj_fig2_csv")
 

@@ -27,13 +27,13 @@ SUMMARY_METRICS = ("accuracy", "ci_low", "ci_high", "n")
 ITEM, DECISION, SUMMARY = "item", "decision", "summary"  # the table's kinds of row
 
 
-def golden_table(out: Path | None = None) -> pd.DataFrame:
-    """Run both suites (score cache off) and return one long table: per-item scores, each pair's
-    decision (1 correct, 0 not), then every summary value, rounded to 6 decimals."""
+def golden_table(out: Path | None = None, device: str = "cpu") -> pd.DataFrame:
+    """Run both suites (score cache off) on `device` and return one long table: per-item scores, each
+    pair's decision (1 correct, 0 not), then every summary value, rounded to 6 decimals."""
     frames = []
     for suite in SUITES:
         config = RunConfig(suite=suite, limit_blocks=BLOCKS, use_cache=False, out=str(out / suite) if out else None)
-        record = run_suite(ModelSpec(), config)
+        record = run_suite(ModelSpec(device=device), config)
         frames += [_scores(record.tables["rows"], suite).assign(suite=suite),
                    _decisions(record.tables["decisions"]).assign(suite=suite),
                    _summary(record.summary).assign(suite=suite)]

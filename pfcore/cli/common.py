@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pfcore.errors import InputError
-from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
+from pfcore.models.spec import AUTO, DEFAULT_MODEL, DTYPES, ModelSpec, resolve_device
 from pfcore.names import ModelKind
 from pfcore.output import envelope
 from pfcore.progress import Progress, ProgressMeter, ProgressView, text_bar, throttled
@@ -39,7 +39,8 @@ def add_model_args(parser: argparse.ArgumentParser, *, with_kind: bool = True, s
                             help=f"hub id, local folder or .gguf file (default: {DEFAULT_MODEL})")
     parser.add_argument("--revision", default=None, help="hub revision, e.g. step1000")
     parser.add_argument("--dtype", default="float32", choices=DTYPES)
-    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--device", default=AUTO,
+                        help=f"cpu, cuda, cuda:N or {AUTO} (default: CUDA where torch sees a GPU, else the CPU)")
     if with_kind:
         parser.add_argument("--kind", default=ModelKind.CAUSAL.value, choices=tuple(named_kinds()),
                             help="; ".join(f"{name}: {kind.help}" for name, kind in named_kinds().items()))
@@ -85,7 +86,8 @@ def specs_from_args(args: argparse.Namespace) -> list[ModelSpec]:
     names = list(dict.fromkeys(names or [DEFAULT_MODEL]))
     if len(names) > MAX_MODELS:
         raise InputError(f"give at most {MAX_MODELS} models to compare ({len(names)} given)")
-    return [ModelSpec(name=name, revision=args.revision, dtype=args.dtype, device=args.device,
+    device = resolve_device(args.device)
+    return [ModelSpec(name=name, revision=args.revision, dtype=args.dtype, device=device,
                       kind=getattr(args, "kind", ModelKind.CAUSAL), trust_remote_code=args.trust_remote_code)
             for name in names]
 

@@ -17,6 +17,7 @@ from pfcore.cli.common import (
 )
 from pfcore.errors import InputError
 from pfcore.items.schema import CONSTRUCTIONS
+from pfcore.models.precision import precision_note
 from pfcore.models.spec import DEFAULT_MODEL, ModelSpec
 from pfcore.names import Reduction, SuiteName
 from pfcore.output import json_text
@@ -132,8 +133,10 @@ def report(record: RunRecord, as_json: bool, extra: dict[str, object] | None = N
         print(json_text({**summary_json(record), **(extra or {})}))
         return 0
     m = record.manifest
-    print(f"{m.suite} suite, {m.model.label} ({m.scoring}), {m.items.count} items, "
-          f"{m.timings_s.score_s:.1f} s scoring")
+    print(f"{m.suite} suite, {m.model.label} ({m.scoring}, {m.model.dtype} on {m.model.device}), "
+          f"{m.items.count} items, {m.timings_s.score_s:.1f} s scoring")
+    if note := precision_note(m.model.dtype):
+        print(f"note: {note}")
     print(main_table(m.suite, record.summary))
     print(f"record: {record.path}")
     return 0
@@ -170,6 +173,8 @@ def trajectory(args: argparse.Namespace) -> int:
     else:
         print(f"trajectory {name!r}: {len(table)} (checkpoint, suite) runs recorded; "
               f"see `python -m pfcore analyze series --model {name}`")
+    if note := precision_note(spec.dtype):
+        print(f"note: {note}", file=sys.stderr if quiet else sys.stdout)
     return 0
 
 

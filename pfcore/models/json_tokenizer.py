@@ -57,7 +57,8 @@ class JsonTokenizer:
                  return_offsets_mapping: bool = False) -> dict[str, list[Any]]:
         """Token ids (and character offsets) of one text, or of each of several."""
         many = not isinstance(text, str)
-        encodings = self.backend.encode_batch(list(text) if many else [text], add_special_tokens=add_special_tokens)
+        encode = self.backend.encode_batch if return_offsets_mapping else self.backend.encode_batch_fast  # no offsets
+        encodings = encode(list(text) if many else [text], add_special_tokens=add_special_tokens)
         found: dict[str, list[Any]] = {"input_ids": [e.ids for e in encodings],
                                        "attention_mask": [e.attention_mask for e in encodings]}
         if return_offsets_mapping:

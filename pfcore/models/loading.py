@@ -19,11 +19,13 @@ from urllib.parse import urlparse
 
 from pfcore.errors import ModelLoadError, first_line, out_of_memory
 from pfcore.files import locked
+from pfcore.models import device as placement
 from pfcore.models import gguf_convert
+from pfcore.models.device import exact_float32
 from pfcore.models.hub import missing_revision
 from pfcore.models.identity import model_identity
 from pfcore.models.memory import keep_freed_memory
-from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec
+from pfcore.models.spec import DEFAULT_MODEL, DTYPES, ModelSpec, resolve_device
 from pfcore.paths import models_dir
 
 if TYPE_CHECKING:  # torch and transformers load only when a model does (a cached run needs neither)
@@ -211,8 +213,11 @@ def load_weights(spec: ModelSpec, source: str, local: bool, architecture: Archit
         raise
     except (Exception, MemoryError) as exc:  # noqa: BLE001 - any failure becomes one clear message
         raise ModelLoadError(_explain(spec, source, local, exc)) from exc
-    model.to(spec.device).eval()
-    if spec.device == "cpu":
+    exact_float32()
+    if len(placement.placed_on(model)) <= 1:  # a model whose layers a map spread out stays where they are
+        model.to(resolve_device(spec.device))
+    model.eval()
+    if resolve_device(spec.device) == "cpu":
         keep_freed_memory()
     return LoadedModel(spec, model, tokenizer, source, time.monotonic() - started, identity)
 
@@ -244,7 +249,8 @@ def _load_auto(spec: ModelSpec, source: str, local: bool,
         architecture.check(spec, " ".join(getattr(config, "architectures", None) or []))
         tokenizer = transformers.AutoTokenizer.from_pretrained(source, **kwargs)
         model = getattr(transformers, architecture.auto_class).from_pretrained(
-            source, dtype=getattr(torch, spec.dtype), use_safetensors=True, **kwargs)
+            source, dtype=getattr(torch, spec.dtype), use_safetensors=True, **kwargs,
+            **placement.layer_map_kwargs(resolve_device(spec.device), architecture.auto_class))
     return model, tokenizer
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import sys
+from typing import Any
 
 M_TRIM_THRESHOLD = -1  # mallopt parameter ids from glibc's malloc.h
 M_MMAP_THRESHOLD = -3
@@ -28,3 +29,31 @@ def keep_freed_memory() -> bool:
         return False
     return bool(libc.mallopt(M_MMAP_THRESHOLD, HEAP_BYTES)) and \
         bool(libc.mallopt(M_TRIM_THRESHOLD, 2 * HEAP_BYTES))
+
+
+HEADROOM = 1.5  # a second model is loaded beside the first only when 1.5 times its weights are free
+
+
+def weights_bytes(model: Any) -> int:
+    """The bytes a loaded model's parameters and buffers take."""
+    tensors = [*model.parameters(), *model.buffers()]
+    return sum(t.numel() * t.element_size() for t in tensors)
+
+
+def free_bytes(device: str) -> int:
+    """Memory free now where a model would load: the GPU's (torch's count) for a CUDA device, the
+    machine's available memory for the CPU."""
+    if device.startswith("cuda"):
+        import torch
+
+        return int(torch.cuda.mem_get_info(torch.device(device))[0])
+    import psutil
+
+    return int(psutil.virtual_memory().available)
+
+
+def room_beside(model: Any, device: str) -> bool:
+    """Whether another model of the same size fits beside this one now (with HEADROOM to spare for
+    the scoring's own buffers): the memory budget a trajectory checks before it loads its next
+    checkpoint while scoring this one."""
+    return free_bytes(device) >= HEADROOM * weights_bytes(model)

@@ -17,6 +17,7 @@ from pfcore.names import DTYPES as DTYPES  # the precisions, spelled once in pfc
 # paper's base models, so it is named for what it is.
 DEFAULT_MODEL_TITLE = "SmolLM2-135M-Instruct (4-bit Q4_1 GGUF, dequantized to float32)"
 ALIASES = {"smollm2-135m": DEFAULT_MODEL}  # the short name earlier versions used
+AUTO = "auto"  # the device a command loads on by default: CUDA where torch sees it, else the CPU
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,14 @@ def available_devices() -> tuple[str, ...]:
     import torch
 
     return ("cpu", "cuda") if torch.cuda.is_available() else ("cpu",)
+
+
+def resolve_device(device: str) -> str:
+    """The device a model loads on: `AUTO` becomes "cuda" where torch sees a GPU, else "cpu"; any
+    other name as given. What manifests and run lists record is this, the device actually used."""
+    if device != AUTO:
+        return device
+    return "cuda" if "cuda" in available_devices() else "cpu"
 
 
 @functools.cache

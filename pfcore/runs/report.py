@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from pfcore.models.precision import precision_note
 from pfcore.names import construction_words, published_name
 from pfcore.scoring.requests import finite
 from pfcore.store.runs import RunRecord
@@ -21,6 +22,7 @@ def summary_json(record: RunRecord) -> dict[str, object]:
     m = record.manifest
     return {"run_id": m.run_id, "suite": m.suite, "model": m.model.name, "revision": m.model.revision,
             "scoring": m.scoring, "items": m.items.count, "accuracy": nested, "ci95": intervals,
+            "dtype": m.model.dtype, "device": m.model.device, "precision_note": precision_note(m.model.dtype),
             "timings_s": vars(m.timings_s), "record": str(record.path)}
 
 

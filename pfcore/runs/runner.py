@@ -16,6 +16,7 @@ import pandas as pd
 
 from pfcore.errors import EnvironmentProblem, InputError
 from pfcore.files import check_writable, file_slug, locked
+from pfcore.models.precision import precision_note
 from pfcore.models.spec import ModelSpec
 from pfcore.names import SuiteName, published_name
 from pfcore.paths import cache_subdir
@@ -233,6 +234,7 @@ def _manifest(suite: Suite, spec: ModelSpec, config: RunConfig, method: ScoringM
     settings["corrected"] = config.corrected and method.bow  # the BOW correction needs a method with BOW masses
     settings["first_token"] = ("BOS prepended, first word scored" if config.bos
                                else "no BOS: first token of a whole sentence unscored (minicons default)")
+    settings["precision"] = precision_note(spec.dtype) or f"{spec.dtype} (the paper's precision)"
     model = ModelRecord.of(spec, source=MODELS.source(spec), weights_sha256=MODELS.weights(spec))
     return Manifest(
         run_id=new_run_id(config.suite, spec.label), created=now_iso(), suite=config.suite, model=model,

@@ -22,7 +22,7 @@ from pfcore.store.runs import RUN_ROWS
 
 STATE_FILE = FileKind("trajectory state", 64 * MIB)  # 19 checkpoints x 7 suites: about 100 kB
 
-Entry = dict[str, Any]  # record, step, model, revision, settings, items, weights
+Entry = dict[str, Any]  # record, step, model, revision, dtype, device (the one used), settings, items, weights
 Report = Callable[[str], None]
 FORMAT = 2  # of the state file: {"name", "format", "done": {"<checkpoint>|<suite>": Entry}}
 ENTRY_KEYS = {"record": str, "settings": dict, "items": str, "weights": str}

@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from pfcore.errors import InputError, out_of_memory
+from pfcore.models.device import exact_float32
 from pfcore.models.loading import LoadedModel
 from pfcore.paths import JsonMemo
 from pfcore.scoring.align import Span
@@ -40,6 +41,16 @@ from pfcore.scoring.words import begins_word, pack_bow, text_ids, token_spans
 log = logging.getLogger(__name__)
 
 HEAD_ROWS = 128  # query rows per output-layer slice (128 x 49k logits is 25 MB)
+
+
+def _empty(shape: tuple[int, ...], dtype: type = np.float64) -> np.ndarray:
+    """A read-only empty array, made once and shared by every value that asks for none."""
+    array: np.ndarray = np.zeros(shape, dtype=dtype)
+    array.flags.writeable = False
+    return array
+
+
+NO_ROWS, NO_VALUES, NO_TOP_IDS, NO_TOP = _empty((0,), np.int64), _empty((0,)), _empty((0, 0), np.int64), _empty((0, 0))
 
 
 @dataclass(frozen=True)
@@ -78,11 +89,11 @@ class Values:
     token, the entropy (nats) and the top-k ids and log-probs of its distribution, when asked."""
 
     logprobs: np.ndarray
-    bow_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    bow: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    entropy: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    top_ids: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.int64))
-    top_logprobs: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    bow_rows: np.ndarray = field(default_factory=lambda: NO_ROWS)
+    bow: np.ndarray = field(default_factory=lambda: NO_VALUES)
+    entropy: np.ndarray = field(default_factory=lambda: NO_VALUES)
+    top_ids: np.ndarray = field(default_factory=lambda: NO_TOP_IDS)
+    top_logprobs: np.ndarray = field(default_factory=lambda: NO_TOP)
 
 
 @dataclass(frozen=True)
@@ -101,6 +112,7 @@ class CausalScorer:
 
     def __init__(self, loaded: LoadedModel, settings: ScorerSettings | None = None) -> None:
         check_fits(ScoringMethod.CAUSAL, loaded.spec.kind, loaded.spec.label)
+        exact_float32()  # TF32 off, whoever loaded the model
         self.loaded = loaded
         self.model = loaded.model
         self.tok = loaded.tokenizer
@@ -131,19 +143,19 @@ class CausalScorer:
         full = self.tok(texts, add_special_tokens=False)["input_ids"] if texts else []
         prefixes = list(dict.fromkeys(r.prefix for r in requests if r.prefix))
         pre_ids = self.tok(prefixes)["input_ids"] if prefixes else []
-        n_pre = {p: len(ids) if self.settings.bos else sum(1 for t in ids if t != self.pad_id)
+        n_pre = {p: len(ids) if self.settings.bos else len(ids) - ids.count(self.pad_id)
                  for p, ids in zip(prefixes, pre_ids)}
-        bos = [self.tok.bos_token_id] if self.settings.bos else []
+        bos = (self.tok.bos_token_id,) if self.settings.bos else ()
         out = []
-        for req, ids in zip(requests, full):
-            ids = bos + ids
+        for req, tokens in zip(requests, full):
+            ids = (*bos, *tokens)
             if len(ids) > self.max_len:
                 raise RequestError(f"text is {len(ids)} tokens; {self.loaded.spec.label} reads at most "
                                    f"{self.max_len}. Shorten it.", req)
             start = max(n_pre[req.prefix] + len(bos) if req.prefix else 1, 1)
             if start >= len(ids):
                 raise RequestError(_nothing_to_score(req, len(ids), self.loaded.spec.label), req)
-            out.append(Encoded(tuple(ids), start))
+            out.append(Encoded(ids, start))
         return out
 
     @property
@@ -287,7 +299,7 @@ class CausalScorer:
         order = sorted(range(len(encoded)), key=lambda i: encoded[i].ids)
         tail = extras.begins_word is not None
         packs = _make_packs([encoded[i] for i in order], self.settings.pack_tokens if tree else 0, tail)
-        out: list[Values] = [Values(np.zeros(0))] * len(encoded)
+        out: list[Values] = [Values(NO_VALUES)] * len(encoded)
         done, budget = 0, self.settings.batch_tokens
         batches = _batches(packs, budget)
         while batches:
@@ -319,12 +331,14 @@ class CausalScorer:
         width = max(len(p.tokens) for p in packs)
         ids = _padded([p.tokens for p in packs], width, self.pad_id or 0)  # padding is masked out: any id does
         if tree:  # position ids: each node's depth in its tree (padding gets position 0)
-            kwargs = {"attention_mask": _tree_mask(packs, width, self.model.dtype).to(dev),
+            kwargs = {"attention_mask": _additive(_tree_mask(packs, width).to(dev), self.model.dtype),
                       "position_ids": _padded([p.depths for p in packs], width).to(dev)}
         else:
             lengths = torch.tensor([len(p.tokens) for p in packs])
             kwargs = {"attention_mask": (torch.arange(width) < lengths[:, None]).long().to(dev)}
-        index_b, index_q = torch.tensor([(b, q) for b, p in enumerate(packs) for q in p.queries]).T
+        queries = [p.queries for p in packs]
+        index_b = torch.from_numpy(np.repeat(np.arange(len(packs)), [len(q) for q in queries]))
+        index_q = torch.from_numpy(np.concatenate(queries).astype(np.int64))
         picks = _Picks.of(packs, extras.begins_word)
         with model_lock(self.model):  # one forward pass at a time per model, first come first served
             flat = self._target_logprobs(ids.to(dev), kwargs, index_b.to(dev), index_q.to(dev), picks, extras)
@@ -339,18 +353,18 @@ class CausalScorer:
         is 800 MB); the BOW mass is one product with a 0/1 vector, at the rows that need it."""
         if self._head is not None:
             base, head = self._head
-            at_queries = base(input_ids=ids, use_cache=False, **kwargs).last_hidden_state[b, q]
+            hidden = base(input_ids=ids, use_cache=False, **kwargs).last_hidden_state
         else:
             head = torch.nn.Identity()
-            at_queries = self.model(input_ids=ids, use_cache=False, **kwargs).logits[b, q]
-        dev = at_queries.device
-        rows, tokens = torch.as_tensor(picks.rows, device=dev), torch.as_tensor(picks.tokens, device=dev)
-        bow_rows = torch.as_tensor(picks.bow_rows, dtype=torch.long, device=dev)
+            hidden = self.model(input_ids=ids, use_cache=False, **kwargs).logits
+        dev = hidden.device  # the last layer's: where a layer map across devices leaves the outputs
+        at_queries = hidden[b.to(dev), q.to(dev)]
+        rows, tokens, bow_rows = picks.tensors(dev)
         out = torch.empty(len(picks.rows), dtype=torch.float32, device=dev)
         bow = torch.empty(len(picks.bow_rows), dtype=torch.float32, device=dev)
         stats = _RowStats.empty(len(at_queries), extras, dev)
         for start in range(0, len(at_queries), HEAD_ROWS):
-            logits = head(at_queries[start:start + HEAD_ROWS]).float()
+            logits = head(at_queries[start:start + HEAD_ROWS]).float().to(dev)  # a no-op on one device
             lse = logits.logsumexp(-1)  # as minicons: log P = logit - logsumexp(logits)
             sel = (rows >= start) & (rows < start + HEAD_ROWS)
             local = rows[sel] - start
@@ -422,6 +436,13 @@ class _Picks:
                     picks.bow_sizes.append(len(places) + 1)
             offset += len(p.queries)
         return picks
+
+
+    def tensors(self, device: torch.device) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The query rows, target tokens and BOW rows as long tensors on `device` (through numpy:
+        a list becomes a tensor several times faster so)."""
+        return tuple(torch.from_numpy(np.asarray(x, dtype=np.int64)).to(device)  # type: ignore[return-value]
+                     for x in (self.rows, self.tokens, self.bow_rows))
 
 
 @dataclass(frozen=True)
@@ -499,16 +520,15 @@ def _make_packs(encoded: Sequence[Encoded], pack_tokens: int, tail: bool = False
     """Group sorted requests into prefix trees of at most `pack_tokens` nodes (0: one per request);
     with `tail`, each request also queries the row after its last token."""
     packs: list[Pack] = []
-    current: list[tuple[int, Encoded]] = []
+    current: list[tuple[int, Encoded, int]] = []
     size = 0
     for i, enc in enumerate(encoded):
         shared = _common_prefix(current[-1][1].ids, enc.ids) if current else 0
-        grow = len(enc.ids) - shared
-        if current and (pack_tokens == 0 or size + grow > pack_tokens):
+        if current and (pack_tokens == 0 or size + len(enc.ids) - shared > pack_tokens):
             packs.append(_build_pack(current, tail))
-            current, size, grow = [], 0, len(enc.ids)
-        current.append((i, enc))
-        size += grow
+            current, size, shared = [], 0, 0
+        current.append((i, enc, shared))
+        size += len(enc.ids) - shared
     if current:
         packs.append(_build_pack(current, tail))
     return packs
@@ -516,39 +536,48 @@ def _make_packs(encoded: Sequence[Encoded], pack_tokens: int, tail: bool = False
 
 def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     """Length of the shared leading run of two id sequences."""
-    return next((n for n, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    low, high = 0, min(len(a), len(b))  # a[:low] == b[:low]; a[:high + 1] != b[:high + 1]
+    while low < high:  # by halves, each comparison of slices in C
+        middle = (low + high + 1) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
-def _build_pack(members: list[tuple[int, Encoded]], tail: bool = False) -> Pack:
-    """Insert requests into a trie and record, per request, which node predicts which token (and,
-    with `tail`, the row after its last token)."""
-    children: dict[tuple[int, int], int] = {}
+def _build_pack(members: list[tuple[int, Encoded, int]], tail: bool = False) -> Pack:
+    """Lay requests out as a prefix tree, each given with the number of leading ids it shares with
+    the one before it (in sorted order, no earlier request shares more, so its shared part is the
+    previous one's path): new nodes only for the rest. Records, per request, which node predicts
+    which token (and, with `tail`, the row after its last token)."""
     pack = Pack([], [], [], [], [], [], [])
     query_row: dict[int, int] = {}
-
-    def row_of(node: int) -> int:
-        """The query row of a node, added on first use."""
-        if node not in query_row:
-            query_row[node] = len(pack.queries)
-            pack.queries.append(node)
-        return query_row[node]
-
-    for index, enc in members:
-        node, path = -1, []
-        for depth, tok in enumerate(enc.ids):
-            key = (node, tok)
-            if key not in children:
-                children[key] = len(pack.tokens)
-                pack.tokens.append(tok)
-                pack.parents.append(node)
-                pack.depths.append(depth)
-            node = children[key]
-            path.append(node)
-        rows = [row_of(path[pos - 1]) for pos in range(enc.start, len(enc.ids))]
+    path: list[int] = []
+    for index, enc, shared in members:
+        del path[shared:]
+        first, added = len(pack.tokens), len(enc.ids) - shared
+        pack.tokens += enc.ids[shared:]
+        pack.parents += [path[-1] if path else -1, *range(first, first + added - 1)][:added]
+        pack.depths += range(shared, len(enc.ids))
+        path += range(first, first + added)
+        rows = _rows_of(path[enc.start - 1:-1], query_row, pack.queries)
         pack.members.append(index)
         pack.member_slices.append((rows, list(enc.ids[enc.start:])))
-        pack.tails.append(row_of(path[-1]) if tail else -1)
+        pack.tails.append(_rows_of(path[-1:], query_row, pack.queries)[0] if tail else -1)
     return pack
+
+
+def _rows_of(nodes: list[int], query_row: dict[int, int], queries: list[int]) -> list[int]:
+    """The query row of each node, a node new to `query_row` added to `queries` on first use."""
+    rows = []
+    for node in nodes:
+        row = query_row.get(node)
+        if row is None:
+            row = query_row[node] = len(queries)
+            queries.append(node)
+        rows.append(row)
+    return rows
 
 
 def _batches(packs: list[Pack], budget: int) -> list[list[Pack]]:
@@ -570,22 +599,36 @@ def _batches(packs: list[Pack], budget: int) -> list[list[Pack]]:
 
 def _padded(rows: list[list[int]], width: int, fill: int = 0) -> torch.Tensor:
     """Rows of ids as one long tensor, each row padded with `fill` to `width`."""
-    return torch.tensor([row + [fill] * (width - len(row)) for row in rows], dtype=torch.long)
+    out = np.full((len(rows), width), fill, dtype=np.int64)
+    for b, row in enumerate(rows):
+        out[b, :len(row)] = row
+    return torch.from_numpy(out)
 
 
-def _tree_mask(packs: list[Pack], width: int, dtype: torch.dtype) -> torch.Tensor:
-    """Additive 4-D mask: a node attends to itself and its ancestors only; padding to itself."""
+def _tree_mask(packs: list[Pack], width: int) -> torch.Tensor:
+    """4-D mask of what each node may attend to: itself and its ancestors; padding itself. Built a
+    depth at a time (parents come before children): each node's row is its parent's, plus itself.
+    Boolean, so that the 4-times larger additive mask is made where the model is (`_additive`)."""
     allowed = np.zeros((len(packs), width, width), dtype=bool)
-    for b, p in enumerate(packs):
-        for i, parent in enumerate(p.parents):
-            if parent >= 0:
-                allowed[b, i] = allowed[b, parent]
-            allowed[b, i, i] = True
-        for i in range(len(p.parents), width):
-            allowed[b, i, i] = True
-    mask = torch.zeros((len(packs), 1, width, width), dtype=dtype)
-    mask.masked_fill_(~torch.from_numpy(allowed)[:, None], torch.finfo(dtype).min)
-    return mask
+    at = np.arange(width)
+    allowed[:, at, at] = True
+    pack = np.concatenate([np.full(len(p.parents), b) for b, p in enumerate(packs)])
+    node = np.concatenate([np.arange(len(p.parents)) for p in packs])
+    parent = np.concatenate([np.asarray(p.parents, dtype=np.int64) for p in packs])
+    depth = np.concatenate([np.asarray(p.depths, dtype=np.int64) for p in packs])
+    for d in range(1, int(depth.max(initial=0)) + 1):
+        level = (depth == d) & (parent >= 0)
+        b, i = pack[level], node[level]
+        allowed[b, i] = allowed[b, parent[level]]
+        allowed[b, i, i] = True
+    return torch.from_numpy(allowed)[:, None]
+
+
+def _additive(allowed: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """The additive attention mask of a boolean one: 0 where attending is allowed, the dtype's
+    lowest value elsewhere."""
+    return torch.where(allowed, torch.zeros((), dtype=dtype, device=allowed.device),
+                       torch.tensor(torch.finfo(dtype).min, dtype=dtype, device=allowed.device))
 
 
 def _split_head(model: Any, checks: ExactnessMemo) -> tuple[torch.nn.Module, torch.nn.Module] | None:

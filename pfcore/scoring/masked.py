@@ -22,8 +22,10 @@ from transformers.models.auto.modeling_auto import (
 )
 
 from pfcore.errors import InputError, out_of_memory
+from pfcore.models.device import exact_float32
 from pfcore.models.llama import LlamaLM
 from pfcore.models.loading import LoadedModel
+from pfcore.models.spec import resolve_device
 from pfcore.scoring.requests import BLANK, REDUCTIONS, Reduction
 from pfcore.scoring.serial import model_lock
 
@@ -87,8 +89,9 @@ class MaskedScorer:
                              "offsets); load it with use_fast=True")
         if max_batch_tokens < 1:
             raise InputError(f"max_batch_tokens must be at least 1, got {max_batch_tokens}")
+        exact_float32()  # TF32 off, whoever loaded the model
         self.loaded = loaded
-        self.device = torch.device(loaded.spec.device)
+        self.device = torch.device(resolve_device(loaded.spec.device))
         self.model: Any = model if model.device == self.device else model.to(self.device)
         self.model.eval()
         self.tokenizer = tokenizer

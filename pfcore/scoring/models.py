@@ -110,6 +110,24 @@ class ModelCache:
                 self._keep_weights(spec)
             return entry.loaded
 
+    def load_beside(self, spec: ModelSpec) -> LoadedModel:
+        """The model with its weights, loaded without holding the cache's lock, so that the models it
+        holds keep scoring and it keeps answering meanwhile (a trajectory loads its next checkpoint so,
+        while it scores this one); the caller makes sure nobody else loads the same spec meanwhile."""
+        with self.promised(spec):
+            entry, identity = self._entry(spec), self.identity(spec)
+            loaded = entry.loaded or entry.kind.load(spec, entry.source, entry.local, identity)
+            with self._lock:
+                if entry.loaded is None:
+                    entry.loaded = loaded
+                    self._keep_weights(spec)
+                return entry.loaded
+
+    def forget(self, spec: ModelSpec) -> None:
+        """Forget one model, its weights with it (a trajectory's checkpoint once its suites are run)."""
+        with self._lock:
+            self._entries.pop(spec, None)
+
     def _keep_weights(self, newest: ModelSpec) -> None:
         """Leave at most MAX_LOADED models with their weights, the newest and the most recently used."""
         for spec in [s for s in reversed(self.holding()) if s != newest][MAX_LOADED - 1:]:

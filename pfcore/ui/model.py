@@ -13,7 +13,7 @@ import streamlit as st
 from pfcore.deployment import PUBLIC_NOTE, deployment
 from pfcore.errors import ModelLoadError, PfcoreError
 from pfcore.models import DEFAULT_MODEL, LoadedModel, ModelSpec
-from pfcore.models.spec import DEFAULT_MODEL_TITLE, DTYPES, available_devices, split_label
+from pfcore.models.spec import AUTO, DEFAULT_MODEL_TITLE, DTYPES, available_devices, resolve_device, split_label
 from pfcore.names import ModelKind
 from pfcore.scoring.factory import LazyScorer, scorer_for
 from pfcore.scoring.kinds import kind_of, named_kinds
@@ -129,8 +129,9 @@ def _precision_device() -> tuple[str, str]:
 
 
 def _device_picker() -> str:
-    """The device picker (kept across pages)."""
-    return str(st.selectbox("Device", available_devices(), key="model_device", persist_state="session"))
+    """The device picker (kept across pages): auto (CUDA where torch sees it, else the CPU) or one device."""
+    device = st.selectbox("Device", (AUTO, *available_devices()), key="model_device", persist_state="session")
+    return resolve_device(str(device))
 
 
 def apply_models_link(query: dict[str, list[str]]) -> list[str]:

@@ -71,6 +71,15 @@ def test_the_scoring_benchmark_reports_medians_and_the_ratios_range(tiny_gpt2: P
     assert {"pfcore_items_per_s", "minicons_items_per_s", "max_abs_diff", "items"} <= set(found)
     assert len(found["pfcore_items_per_s_rounds"]) == len(found["minicons_items_per_s_rounds"]) == 3
     assert found["max_abs_diff"] < 1e-4
+    assert found["device"] == "cpu"  # --device auto where torch sees no GPU
+
+
+@pytest.mark.slow  # a subprocess importing torch
+def test_the_host_side_benchmark_reports_microseconds_per_request(tiny_gpt2: Path) -> None:
+    found = last_json("bench_host_side.py", "--blocks", "1", "--repeats", "3", "--model", str(tiny_gpt2))
+    assert found["requests"] > 0 and len(found["us_per_request"]) == 3
+    assert 0 < found["us_per_request_min"] <= found["us_per_request_median"]
+    assert abs(sum(found["stage_shares"].values()) - 1) < 1e-9
 
 
 @pytest.mark.slow  # a subprocess importing torch, three rounds of each
