@@ -7,7 +7,7 @@ from pfcore.deployment import deployment
 from pfcore.plots.regions import region_bars_figure, unscored_regions
 from pfcore.plots.tokens import token_bars_figure
 from pfcore.runs.report import filter_names
-from pfcore.ui.downloads import chart, download_csv, slug
+from pfcore.ui.downloads import blank_none, chart, download_csv, file_stem, slug
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.model import scorer
 from pfcore.ui.page import start_page
@@ -67,7 +67,7 @@ with shown_errors():
                                  progress=progress_callback(f"Scoring with {choice.spec.label}"))
         source = choice.spec.label
         st.caption(f"{len(stimuli.texts):,} sentences scored by {plain(source)}.")
-    name = slug(stimuli.suite.name if stimuli.suite else stimuli.label.rsplit("/", 1)[-1])
+    name = slug(stimuli.suite.name) if stimuli.suite else file_stem(stimuli.label)
     if result.by_condition is not None and result.regions is not None:
         st.subheader("Surprisal by region and condition")
         chart(region_bars_figure(result.by_condition, title=f"{name}: surprisal by region and condition, "
@@ -82,7 +82,7 @@ with shown_errors():
                 filter_names(result.accuracy))).drop(columns="formula")
             st.dataframe(named.rename(columns={"construction": "suite", "filter": "prediction"}), hide_index=True)
         st.subheader("Regions")
-        st.dataframe(result.regions, hide_index=True)
+        st.dataframe(blank_none(result.regions), hide_index=True)
         download_csv(result.regions, f"{name}_regions.csv", "Download the regions (CSV)")
     else:
         sentences = list(dict.fromkeys(result.words["sentence"]))
@@ -93,5 +93,5 @@ with shown_errors():
                   f"{name}_words.html", key="stimuli_words_chart")
     what = "tokens" if result.source else "words"
     st.subheader(what.capitalize())
-    st.dataframe(result.words, hide_index=True)
+    st.dataframe(blank_none(result.words), hide_index=True)
     download_csv(result.words, f"{name}_{what}.csv", f"Download the {what} (CSV)")
