@@ -68,7 +68,7 @@ with shown_errors():
                + ". Click a row to score its block.")
     shown = rows.head(SHOWN_ROWS)
     table = st.dataframe(shown, hide_index=True, height=300, on_select="rerun", selection_mode="single-row",
-                         key=f"items_table_{suite}")
+                         key=f"items_table_{suite}", placeholder="")
     download_csv(rows, f"{suite}_items.csv", "Download these items (CSV)")
 
     st.subheader(layout.heading)
@@ -96,9 +96,9 @@ with shown_errors():
     st.caption(f"Scored by {methods}; sentence scores are the mean log-probability per token, as in the paper's "
                "code; every value here is in bits.")
     st.markdown(layout.rows_note)
-    st.dataframe(scored.rows, hide_index=True)
+    st.dataframe(scored.rows, hide_index=True, placeholder="")
     st.markdown(layout.decisions_note)
-    st.dataframe(scored.decisions, hide_index=True)
+    st.dataframe(scored.decisions, hide_index=True, placeholder="")
     if layout.correct_label is not None:
         counts = correct_per_model(scored.decisions)
         for column, (label, correct, total) in zip(st.columns(len(counts)), counts):

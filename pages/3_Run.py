@@ -112,7 +112,7 @@ with shown_errors():
                                title=f"{get_suite(m.suite).label}: {m.model.label}, {m.items.count:,} items"),
           f"{m.run_id}_accuracy.html", key="run_chart")
     st.dataframe(shown, hide_index=True, column_config={
-        c: st.column_config.NumberColumn(format="%.3f") for c in ("accuracy", "ci_low", "ci_high")})
+        c: st.column_config.NumberColumn(format="%.3f") for c in ("accuracy", "ci_low", "ci_high")}, placeholder="")
     d1, d2, d3, d4 = st.columns(4)
     with d1:
         download_csv(summary, f"{m.run_id}_summary.csv", "Summary (CSV)")

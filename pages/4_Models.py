@@ -27,7 +27,7 @@ from pfcore.ui.text import plain
 INTRO = """The paper's results for 36 models, typed from its Tables 5-9 into `data/reference/` (each
 value keeps its table as `source`), with your own runs from the **Run** page set beside them, and
 the paper's Figure 1: accuracy against parameter count, coloured by training tokens."""
-WORDS = ("decision", "aligned", "delta-p", "pll")
+WORDS = ("decision", "aligned", "delta-p", "pll", "parameters", "spearman")
 
 choice = start_page("Models", INTRO, terms=WORDS)
 with shown_errors():

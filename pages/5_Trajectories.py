@@ -46,6 +46,7 @@ from pfcore.ui.links import Param, apply, choice_of, current, opened_query, publ
 from pfcore.ui.page import start_page
 from pfcore.ui.text import plain, without_server_folders
 from pfcore.ui.trajectories_view import results_table, widget_key
+from pfcore.views.trajectories import missing_series_notes
 
 INTRO = """*When* does a model learn the Paired-Focus constructions? Accuracy over training
 checkpoints, as in the paper's Experiment 2: the semantic test on plausible and implausible
@@ -53,7 +54,7 @@ follow-ups, the syntactic test, and the BLiMP, COMPS and EWoK benchmarks on one 
 each construction on its own (Figure 3), and how the changes between checkpoints correlate
 (Figure 4). The numbers are the paper's published per-checkpoint summaries, which ship with pfcore,
 your own trajectories from `python -m pfcore trajectory`, and any folder of summaries you import."""
-WORDS = ("decision", "aligned", "delta-p")
+WORDS = ("decision", "aligned", "delta-p", "checkpoint", "spearman")
 RUN_HINT = ("Run your own trajectory (results land here as each checkpoint finishes):\n"
             "```bash\npython -m pfcore trajectory --model EleutherAI/pythia-160m --revisions pythia-log "
             "--suite semantic,syntax\npython -m pfcore trajectory --checkpoint-dir my_run/ --suite semantic "
@@ -109,6 +110,8 @@ if shown:
                                 format_func=scope_label, key=widget_key("compare", model, source),
                                 help="draw the same series of other models, or of your own runs")
         data = curves(table, [scope_key(model, source), *others], picked)
+        for note in missing_series_notes(table, [scope_key(model, source), *others], picked):
+            st.info(plain(note))
         chart(curves_figure(data, f"{model}: accuracy over training"), f"trajectories_{slug(model)}.html",
               key="traj_fig2")
         st.caption(band_note(data))
@@ -157,7 +160,7 @@ if shown:
                       f"fd_correlations_{slug(model)}.html", key="traj_fig4")
                 st.dataframe(fd_stats(panels.results), hide_index=True, column_config={
                     c: st.column_config.NumberColumn(format="%.3f")
-                    for c in ("spearman", "spearman_p", "pearson", "pearson_p")})
+                    for c in ("spearman", "spearman_p", "pearson", "pearson_p")}, placeholder="")
                 for note in paper_notes(rows, panels.results, drop_duplicates=drop):
                     st.caption(note)
                 download_csv(fd_points(panels.results), f"fd_correlations_{slug(model)}.csv",

@@ -7,7 +7,7 @@ from pfcore.deployment import deployment
 from pfcore.plots.regions import region_bars_figure, unscored_regions
 from pfcore.plots.tokens import token_bars_figure
 from pfcore.runs.report import filter_names
-from pfcore.ui.downloads import blank_none, chart, download_csv, file_stem, slug
+from pfcore.ui.downloads import chart, download_csv, file_stem, slug
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.model import scorer
 from pfcore.ui.page import start_page
@@ -80,9 +80,10 @@ with shown_errors():
             st.subheader("Predictions")
             named = result.accuracy.assign(filter=result.accuracy["filter"].astype(str).map(
                 filter_names(result.accuracy))).drop(columns="formula")
-            st.dataframe(named.rename(columns={"construction": "suite", "filter": "prediction"}), hide_index=True)
+            st.dataframe(named.rename(columns={"construction": "suite", "filter": "prediction"}), hide_index=True,
+                         placeholder="")
         st.subheader("Regions")
-        st.dataframe(blank_none(result.regions), hide_index=True)
+        st.dataframe(result.regions, hide_index=True, placeholder="")
         download_csv(result.regions, f"{name}_regions.csv", "Download the regions (CSV)")
     else:
         sentences = list(dict.fromkeys(result.words["sentence"]))
@@ -93,5 +94,5 @@ with shown_errors():
                   f"{name}_words.html", key="stimuli_words_chart")
     what = "tokens" if result.source else "words"
     st.subheader(what.capitalize())
-    st.dataframe(blank_none(result.words), hide_index=True)
+    st.dataframe(result.words, hide_index=True, placeholder="")
     download_csv(result.words, f"{name}_{what}.csv", f"Download the {what} (CSV)")

@@ -50,7 +50,7 @@ def render_constructions_section(choice: ModelChoice | None) -> None:
         d = trial.definition
         st.caption(f"`{d.name}`: '{d.connective}', a {d.licensing} context, focus 2 the {d.focus2} end; "
                    f"its first block of {len(trial.preview)} semantic items:")
-        st.dataframe(trial.preview, hide_index=True)
+        st.dataframe(trial.preview, hide_index=True, placeholder="")
         _score_section(trial, choice)
 
 
@@ -79,5 +79,5 @@ def _score_section(trial: Trial, choice: ModelChoice | None) -> None:
     st.caption("Accuracy of the decisions (0-1) with 95% Wilson intervals; n is the number of decisions, four "
                "per block. A few blocks give wide intervals: read the bars against them, not as a finding.")
     table = summary[["construction", "origin", "filter", "accuracy", "ci_low", "ci_high", "n"]]
-    st.dataframe(table, hide_index=True)
+    st.dataframe(table, hide_index=True, placeholder="")
     download_csv(table, f"{trial.definition.name}_beside_the_four.csv", "Accuracies (CSV)")

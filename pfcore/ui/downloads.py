@@ -32,17 +32,6 @@ def file_stem(name: str) -> str:
     return slug(path.stem if path.suffix.lower() in DATA_SUFFIXES else path.name)
 
 
-def blank_none(df: pd.DataFrame) -> pd.DataFrame:
-    """A table to show with its empty text cells blank (a table shows None as "None"); numbers,
-    and the table given, stay as they are."""
-    shown = df.copy()
-    for index in range(df.shape[1]):
-        column = df.iloc[:, index]
-        if column.dtype.kind not in "biufcmM" and column.isna().any():  # text (object or str)
-            shown.isetitem(index, column.astype(object).where(column.notna(), ""))
-    return shown
-
-
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet reads as the start of a formula
 NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 

@@ -18,7 +18,7 @@ from pfcore.lesson.steps import TABLE_NAMES
 from pfcore.plots.lesson import projector
 from pfcore.probe import MAX_CHARS
 from pfcore.store.cache import ScoreCache
-from pfcore.ui.downloads import blank_none, chart
+from pfcore.ui.downloads import chart
 from pfcore.ui.links import Param, Query, apply, choice_of, current
 from pfcore.ui.model import ModelChoice, lazy_scorer
 from pfcore.ui.text import plain
@@ -189,7 +189,7 @@ def render_step(result: StepResult, *, presenter: bool) -> None:
         with st.expander("The numbers", expanded=not presenter):
             for name, table in result.numbers.items():
                 st.caption(TABLE_NAMES[name])
-                st.dataframe(blank_none(table), hide_index=True)
+                st.dataframe(table, hide_index=True, placeholder="")
     st.markdown(f"#### Question for the class\n{step.question}")
     _words_used(step)
 

@@ -1,8 +1,7 @@
 """Charts and tables as files (issue 37): light SVG and PNG images, the Trajectories SVG under 300 KB,
-an HTML download that says its size, file names without a doubled extension, blank cells not "None"."""
+an HTML download that says its size, file names without a doubled extension."""
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import pytest
@@ -11,7 +10,7 @@ from pfcore.analysis.trajectories import FIGURE2, construction_curves, construct
 from pfcore.plots.export import browser_path, figure_image, html_megabytes
 from pfcore.plots.trajectories import construction_figure, curves_figure
 from pfcore.store.published import labelled, read_bundle
-from pfcore.ui.downloads import blank_none, figure_html, file_stem
+from pfcore.ui.downloads import figure_html, file_stem
 
 BUNDLED = "published@a6b6990"
 needs_browser = pytest.mark.skipif(browser_path() is None, reason="no Chrome or Chromium for kaleido to draw with")
@@ -62,11 +61,3 @@ def test_file_names_lose_a_data_suffix_only() -> None:
     assert file_stem("my_stimuli.csv") == "my_stimuli" and file_stem("uploads/a b.JSONL") == "a_b"
     assert file_stem("Qwen2.5-0.5B") == "Qwen2.5-0.5B" and file_stem("suite.v2") == "suite.v2"
 
-
-def test_blank_cells_not_none() -> None:
-    """Issue 37: tables showed "None" for empty cells (Stimuli, the Lesson's numbers)."""
-    table = pd.DataFrame({"word": ["a", None], "region": [None, "r"], "bits": [1.5, np.nan], "n": [1, 2]})
-    shown = blank_none(table)
-    assert shown["word"].tolist() == ["a", ""] and shown["region"].tolist() == ["", "r"]
-    assert shown["bits"].iloc[0] == 1.5 and np.isnan(shown["bits"].iloc[1]) and shown["n"].tolist() == [1, 2]
-    assert table["word"].isna().iloc[1]  # the table given stays
