@@ -23,6 +23,7 @@ from pfcore.ui.errors import shown_errors
 from pfcore.ui.mixed_view import render_mixed_effects
 from pfcore.ui.page import start_page
 from pfcore.ui.text import plain
+from pfcore.views.models import column_titles
 
 INTRO = """The paper's results for 36 models, typed from its Tables 5-9 into `data/reference/` (each
 value keeps its table as `source`), with your own runs from the **Run** page set beside them, and
@@ -41,6 +42,7 @@ with shown_errors():
     if table in TABLE_NOTES and (shown["origin"] == Origin.RUN).any():
         st.info(TABLE_NOTES[table])
     st.dataframe(shown, hide_index=True, height=420, placeholder="–", column_config={
+        **{c: st.column_config.Column(title) for c, title in column_titles(shown.columns).items()},
         "source": st.column_config.TextColumn("source", width="large"),
         "n": st.column_config.TextColumn("n (your runs: decisions per construction)")})
     download_csv(shown, f"{table.replace(' ', '_').lower()}_with_runs.csv", "Download this table (CSV)")

@@ -201,16 +201,3 @@ def test_a_set_range_is_kept() -> None:
     fig = go.Figure(go.Scatter(x=[1, 2], y=[5, 6])).update_yaxes(range=[0, 10])
     assert list(fit_axes(fig).layout.yaxis.range) == [0, 10] and fig.layout.xaxis.range is not None
 
-
-def test_a_model_without_meaning_results_is_said_side_by_side() -> None:
-    """Issue 37: adding a Pythia-deduped model added a syntax curve only, with no word why."""
-    from pfcore.store.published import labelled, read_bundle
-    from pfcore.views.trajectories import missing_series_notes
-
-    bundle = read_bundle()
-    table = labelled(bundle.rows, bundle.label)
-    scopes = [f"{bundle.label}|EleutherAI/pythia-12b", f"{bundle.label}|EleutherAI/pythia-14m-deduped"]
-    notes = missing_series_notes(table, scopes, ["pf_avg:aligned", "syntax:Avg_Test"])
-    assert notes == ["EleutherAI/pythia-14m-deduped (published @ a6b6990) has no PF meaning, plausible (it has no "
-                     "meaning results at all, only other tests): those curves are not drawn for it."]
-    assert missing_series_notes(table, scopes[:1], ["pf_avg:aligned", "syntax:Avg_Test"]) == []
