@@ -20,6 +20,7 @@ from pfcore.ui.lesson_view import (
     render_glossary,
     render_step,
     sentences,
+    step_columns,
 )
 from pfcore.ui.links import opened_query, publish, show_link
 from pfcore.ui.model import apply_models_link, models_query
@@ -42,13 +43,18 @@ with shown_errors():
         show_link(publish("lesson", link_query(screen) | models_query(choice)), notes)
         st.stop()
     step = lesson_step(int(screen))
-    given = sentences(step)
-    show_link(publish("lesson", link_query(screen) | models_query(choice)), notes)
+    words, charts = step_columns(presenter=presenter)
+    with words:
+        given = sentences(step)
+    link = publish("lesson", link_query(screen) | models_query(choice))
     if choice is None:
+        show_link(link, notes)
         st.info("Load a model in the sidebar: the lesson's numbers are computed by it.")
         st.stop()
     context = lesson_context(choice, results_table())
-    with reading(st.empty(), step), ScoreCache() as cache:
-        result = run_step(step, context.with_cache(cache), given)
-    render_step(result, presenter=presenter)
+    with charts:
+        with reading(st.empty(), step), ScoreCache() as cache:
+            result = run_step(step, context.with_cache(cache), given)
+        render_step(result, presenter=presenter)
+    show_link(link, notes)
     handout_button(context, class_sentences())

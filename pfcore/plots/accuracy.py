@@ -7,9 +7,10 @@ import plotly.graph_objects as go
 
 from pfcore.names import construction_title
 from pfcore.plots.common import require_columns, shown
-from pfcore.plots.kit import finish, human
+from pfcore.plots.kit import finish, human, spread_labels
 
 SYMBOLS = {"CausalLM": "circle", "MLM": "diamond"}
+COLORBAR = {"title": {"text": "log10 tokens"}, "x": 1.0, "xanchor": "left", "len": 0.6, "y": 0, "yanchor": "bottom"}
 
 
 def accuracy_vs_parameters_figure(models: pd.DataFrame, chance: float | None = 50.0) -> go.Figure:
@@ -21,23 +22,23 @@ def accuracy_vs_parameters_figure(models: pd.DataFrame, chance: float | None = 5
     require_columns(models, ("model", "parameters", "pretraining_tokens", "accuracy"), "accuracy_vs_parameters_figure")
     types = models["model_type"] if "model_type" in models.columns else pd.Series("model", index=models.index)
     log_tokens = np.log10(models["pretraining_tokens"].astype(float))
+    labelled = spread_labels(np.log10(models["parameters"].astype(float)), models["accuracy"].astype(float))
+    scale = {"colorscale": "Viridis", "cmin": float(log_tokens.min()), "cmax": float(log_tokens.max())}
     fig = go.Figure()
-    for kind in dict.fromkeys(types):
-        part = models[types == kind]
+    for index, kind in enumerate(dict.fromkeys(types)):
+        part, mine = models[types == kind], (types == kind).to_numpy()
         fig.add_trace(go.Scatter(
-            x=part["parameters"], y=part["accuracy"], mode="markers+text", name=str(kind),
-            text=[shown(str(m).rsplit("/", 1)[-1]) for m in part["model"]], textposition="top center",
-            textfont_size=10, customdata=[[shown(m), human(p)] for m, p in zip(part["model"], part["parameters"])],
+            x=part["parameters"], y=part["accuracy"], mode="markers+text", name=str(kind), cliponaxis=False,
+            text=[shown(str(m).rsplit("/", 1)[-1]) if shown_label else "" for m, shown_label
+                  in zip(part["model"], labelled[mine])], textposition="top center", textfont_size=10,
+            customdata=[[shown(m), human(p)] for m, p in zip(part["model"], part["parameters"])],
             hovertemplate="%{customdata[0]}<br>%{customdata[1]} parameters<br>accuracy %{y:.1f}%<extra></extra>",
-            marker={"symbol": SYMBOLS.get(str(kind), "circle"), "size": 10,
-                    "color": log_tokens[types == kind], "coloraxis": "coloraxis"}))
-    if chance is not None:
+            marker=scale | {"symbol": SYMBOLS.get(str(kind), "circle"), "size": 10, "color": log_tokens[mine],
+                            "showscale": index == 0, "colorbar": COLORBAR}))  # a scale per trace: plotly colours
+    if chance is not None:  # the legend's symbols from it (a shared colour axis left them to warn and go black)
         fig.add_hline(y=chance, line_dash="dash", line_color="grey", annotation_text="chance")
     fig.update_xaxes(type="log", title_text="Parameters (log scale)")
     fig.update_yaxes(title_text="Accuracy (%), mean of the four constructions")
-    fig.update_layout(coloraxis={"colorscale": "Viridis", "colorbar": {"title": {"text": "log10 tokens"}, "x": 1.0,
-                                                                      "xanchor": "left", "len": 0.6, "y": 0,
-                                                                      "yanchor": "bottom"}})
     return finish(fig, legend_title="Model type")
 
 

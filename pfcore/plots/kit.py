@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
+import numpy as np
 import plotly.graph_objects as go
 
 # Okabe & Ito's colour-blind-safe palette, then plotly's default for more models
@@ -141,6 +142,21 @@ def fit_axes(fig: go.Figure) -> go.Figure:
             pad = MARGIN * span if span else max(abs(values[0]) * 0.1, 1.0)
             axis.update(range=[min(values) - pad, max(values) + pad])
     return fig
+
+
+LABEL_ROOM = (0.22, 3.5)  # a point label's room on a chart: decades across, accuracy points up and down
+
+
+def spread_labels(x: Sequence[float], y: Sequence[float], room: tuple[float, float] = LABEL_ROOM) -> np.ndarray:
+    """Which points get a name written beside them: the highest first, then each point that no named
+    point crowds (within `room` in x and y, in axis units), so names never print over each other;
+    the rest are named on hover."""
+    xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    keep = np.zeros(len(xs), dtype=bool)
+    for i in np.argsort(-ys, kind="stable"):
+        crowded = keep & (np.abs(xs - xs[i]) < room[0]) & (np.abs(ys - ys[i]) < room[1])
+        keep[i] = not crowded.any()
+    return keep
 
 
 def legend_outside(fig: go.Figure, title: str | None = None) -> go.Figure:

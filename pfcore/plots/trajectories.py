@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Sequence
 
 import pandas as pd
@@ -18,6 +19,7 @@ from pfcore.plots.kit import PALETTE, finish, kind_dashes, model_colors
 
 CHANCE = 0.5
 STEP_HOVER = "%{meta}<br>step %{x:,}<br>%{y:.3f}%{customdata}<extra></extra>"  # rounded; whole names
+PANEL_TITLE_WIDTH = 72  # characters of panel titles across a chart: each of n panels' titles wraps at 72 / n
 EWOK_CHANCE = 0.25  # EWoK's chance level (the paper's Figure 2 caption); 0.5 for the rest
 
 
@@ -185,6 +187,7 @@ def fd_figure(results: Sequence[FDCorrelation], title: str | None = None) -> go.
         raise InputError("no pair could be computed")
     fig = fd_scatter_figure(pd.concat([r.points() for r in results], ignore_index=True))
     for annotation, r in zip(fig.layout.annotations, results):
-        annotation.text = f"{readable_series(r.y)}<br>ρ = {r.spearman:.2f}, p = {r.spearman_p:.3f}, n = {r.n}"
+        name = "<br>".join(textwrap.wrap(readable_series(r.y), PANEL_TITLE_WIDTH // len(results)))
+        annotation.text = f"{name}<br>ρ = {r.spearman:.2f}, p = {r.spearman_p:.3f}, n = {r.n}"
     fig.update_layout(height=460, margin={"t": 110}, title=title)
     return fig

@@ -9,6 +9,7 @@ from typing import Protocol
 
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from pfcore.errors import InputError
 from pfcore.glossary import TERMS, term
@@ -27,11 +28,11 @@ SCREENS = [str(s.number) for s in LESSON] + [GLOSSARY_STEP]
 STEP_KEY, PRESENTER_KEY, TERM_KEY = "lesson_step", "lesson_presenter", "lesson_term"
 FIELD_NAMES = tuple(dict.fromkeys(f.name for s in LESSON for f in s.fields))
 PRESENTER_CSS = """<style>
-[data-testid="stMainBlockContainer"] {max-width: 100%; padding-left: 3rem; padding-right: 3rem;}
+[data-testid="stMainBlockContainer"] {max-width: 100%; padding: 1.5rem 3rem 3rem 3rem;}
+[data-testid="stMainBlockContainer"] h1 {display: none;}
 [data-testid="stMainBlockContainer"] p, [data-testid="stMainBlockContainer"] li,
 [data-testid="stMainBlockContainer"] label, [data-testid="stMainBlockContainer"] input {font-size: 1.55rem !important;}
-[data-testid="stMainBlockContainer"] h1 {font-size: 3rem;}
-[data-testid="stMainBlockContainer"] h2 {font-size: 2.5rem;}
+[data-testid="stMainBlockContainer"] h2 {font-size: 2.2rem; padding-top: 0;}
 [data-testid="stMainBlockContainer"] h3 {font-size: 2rem;}
 </style>"""
 
@@ -117,9 +118,9 @@ def navigation() -> str:
     index = SCREENS.index(screen)
     back, forward, toggle = st.columns([1, 1, 3])
     back.button("Back", key="lesson_back", on_click=_move, args=(-1,), disabled=index == 0,
-                icon=":material/arrow_back:", width="stretch")
+                icon=":material/arrow_back:", width="stretch", shortcut="Left")
     forward.button("Next", key="lesson_next", on_click=_move, args=(1,), disabled=index == len(SCREENS) - 1,
-                   icon=":material/arrow_forward:", type="primary", width="stretch")
+                   icon=":material/arrow_forward:", type="primary", width="stretch", shortcut="Right")
     toggle.toggle("Presenter view", key=PRESENTER_KEY, persist_state="session",
                   help="for a projector: large type, wide charts, the sidebar folded away")
     if screen != GLOSSARY_STEP:
@@ -171,11 +172,35 @@ def reading(place: Placeholder, step: Step) -> Iterator[None]:
         place.empty()
 
 
+def step_columns(*, presenter: bool) -> tuple[DeltaGenerator, DeltaGenerator]:
+    """Where a step's words and its charts go: in the presenter view side by side, so that the first
+    chart stands whole on a 1280x720 screen under Back and Next; else one after the other."""
+    if presenter:
+        words, charts = st.columns([2, 3], gap="medium")
+        return words, charts
+    return st.container(), st.container()
+
+
+BEFORE_YOU_LOOK = "Before you"  # a question asked before the chart that answers it
+
+
+def revealed(step: Step, *, presenter: bool) -> bool:
+    """Whether the step's charts are shown: in the presenter view a "Before you look" question comes
+    first, the answer hidden until the teacher reveals it."""
+    if not (presenter and step.question.startswith(BEFORE_YOU_LOOK)):
+        return True
+    st.markdown(f"#### Question for the class\n{step.question}")
+    return st.toggle("Show the answer", key=f"lesson_reveal_{step.number}", value=False)
+
+
 def render_step(result: StepResult, *, presenter: bool) -> None:
-    """One computed step: its charts, what to notice, the aside, the numbers and the question."""
+    """One computed step: its charts, what to notice, the aside, the numbers and the question (in the
+    presenter view, a "Before you look" question first, the rest when revealed)."""
     step = result.step
     if result.problem:
         st.error(plain(result.problem))
+    if not revealed(step, presenter=presenter):
+        return
     for index, fig in enumerate(result.figures, start=1):
         chart(projector(fig) if presenter else fig, f"lesson_step{step.number}_{index}.html",
               key=f"lesson_chart_{step.number}_{index}")
@@ -190,7 +215,8 @@ def render_step(result: StepResult, *, presenter: bool) -> None:
             for name, table in result.numbers.items():
                 st.caption(TABLE_NAMES[name])
                 st.dataframe(table, hide_index=True, placeholder="")
-    st.markdown(f"#### Question for the class\n{step.question}")
+    if not (presenter and step.question.startswith(BEFORE_YOU_LOOK)):  # else asked above
+        st.markdown(f"#### Question for the class\n{step.question}")
     _words_used(step)
 
 

@@ -71,14 +71,15 @@ def figure3() -> go.Figure:
     return construction_figure(pd.DataFrame(rows), "each construction")
 
 
-def fd() -> go.Figure:
+def fd(panels: int = 1) -> go.Figure:
     rng = np.random.default_rng(0)
-    levels = np.cumsum(rng.random((2, 8)), axis=1)
+    levels = np.cumsum(rng.random((4, 8)), axis=1)
     rows = pd.concat([pd.DataFrame({
         "model": "m", "revision": "r", "step": 2 ** np.arange(8), "suite": suite, "construction": suite,
         "filter": "all", "metric": "accuracy", "value": levels[i], "source": "s"}, columns=list(RESULT_COLUMNS))
-        for i, suite in enumerate(["semantic", "blimp"])])
-    return fd_figure([fd_correlation(rows, "m", "semantic:all", "blimp:all")])
+        for i, suite in enumerate(["semantic", "blimp", "ewok", "comps"])])
+    ys = ("blimp", "ewok", "comps")[:panels]
+    return fd_figure([fd_correlation(rows, "m", "semantic:all", f"{y}:all") for y in ys])
 
 
 def models() -> pd.DataFrame:
@@ -201,3 +202,19 @@ def test_a_set_range_is_kept() -> None:
     fig = go.Figure(go.Scatter(x=[1, 2], y=[5, 6])).update_yaxes(range=[0, 10])
     assert list(fit_axes(fig).layout.yaxis.range) == [0, 10] and fig.layout.xaxis.range is not None
 
+
+
+def test_names_on_points_never_print_over_each_other() -> None:
+    """Issue 37: Models' points carried no names; written on all 36, they would overprint."""
+    from pfcore.plots.kit import spread_labels
+
+    x, y = [8.0, 8.05, 9.0, 10.0, 10.1], [50.0, 51.0, 50.5, 90.0, 70.0]
+    assert spread_labels(x, y).tolist() == [False, True, True, True, True]  # the higher of two crowded points
+    fig = accuracy_vs_parameters_figure(models().assign(parameters=[1e8, 1.05e8, 2.8e9], accuracy=[50.0, 51.0, 96.0]))
+    assert [list(t.text) for t in fig.data] == [[""], ["mid", "big"]]
+
+
+def test_figure4_panel_titles_wrap_to_their_panel() -> None:
+    """Issue 37: a long series name in a Figure 4 panel title ran off the chart."""
+    titles = [a.text for a in fd(3).layout.annotations if "ρ" in a.text]
+    assert len(titles) == 3 and all(max(len(line) for line in t.split("<br>")[:-1]) <= 24 for t in titles)
