@@ -19,6 +19,7 @@ from pfcore.ui.lesson_view import (
     reading,
     render_glossary,
     render_step,
+    revealed,
     sentences,
     step_columns,
 )
@@ -37,7 +38,7 @@ presenter = presenter_on()
 choice = start_page("Lesson", "" if presenter else INTRO)
 presenter_mode(on=presenter)
 with shown_errors():
-    screen = navigation()
+    screen = navigation(presenter=presenter)
     if screen == GLOSSARY_STEP:
         render_glossary()
         show_link(publish("lesson", link_query(screen) | models_query(choice)), notes)
@@ -46,6 +47,7 @@ with shown_errors():
     words, charts = step_columns(presenter=presenter)
     with words:
         given = sentences(step)
+        shown = revealed(step, presenter=presenter)
     link = publish("lesson", link_query(screen) | models_query(choice))
     if choice is None:
         show_link(link, notes)
@@ -55,6 +57,6 @@ with shown_errors():
     with charts:
         with reading(st.empty(), step), ScoreCache() as cache:
             result = run_step(step, context.with_cache(cache), given)
-        render_step(result, presenter=presenter)
+        render_step(result, presenter=presenter, shown=shown)
     show_link(link, notes)
     handout_button(context, class_sentences())

@@ -114,8 +114,9 @@ def difference_figure(bars: Sequence[tuple[str, float]], digits: int, y_title: s
     styles = STYLES[:len(bars)]
     fig = go.Figure(go.Bar(x=[label for label, _ in bars], y=[value for _, value in bars], textposition="outside",
                            text=[f"{value:+.{digits}f}" for _, value in bars], cliponaxis=False,
-                           marker={"color": [s["color"] for s in styles],
-                                   "pattern": {"shape": [s["pattern"] for s in styles]}},
+                           marker={"color": [s["color"] for s in styles],  # hatching in each bar's colour; without
+                                   "pattern": {"shape": [s["pattern"] for s in styles], "fgcolor": "white",
+                                               "fillmode": "replace"}},  # fgcolor, plotly drew it black, warning
                            hovertemplate=f"%{{x}}: %{{y:+.{digits + 2}f}}<extra></extra>"))
     top = max([abs(v) for _, v in bars] + [1e-9]) * 1.35
     fig.add_hline(y=0, line_color=GREY, line_width=1)

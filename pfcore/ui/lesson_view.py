@@ -110,13 +110,19 @@ def _move(delta: int) -> None:
     st.session_state[STEP_KEY] = SCREENS[min(max(index + delta, 0), len(SCREENS) - 1)]
 
 
-def navigation() -> str:
-    """The step indicator (a link per step), Back and Next, and the presenter toggle; the screen shown."""
+def navigation(*, presenter: bool = False) -> str:
+    """The step indicator (a link per step), Back and Next, and the presenter toggle; the screen shown.
+    In the presenter view all on one row, so that the step's first chart fits the screen below it."""
     st.session_state.setdefault(STEP_KEY, SCREENS[0])
-    screen = st.segmented_control("Step", SCREENS, format_func=_label, required=True, key=STEP_KEY,
-                                  persist_state="session") or SCREENS[0]
+    if presenter:
+        back, forward, steps, toggle = st.columns([1.2, 1.2, 5, 2], vertical_alignment="center")
+    else:
+        steps = st.container()
+        back, forward, toggle = st.columns([1, 1, 3])
+    screen = steps.segmented_control("Step", SCREENS, format_func=_label, required=True, key=STEP_KEY,
+                                     persist_state="session",
+                                     label_visibility="collapsed" if presenter else "visible") or SCREENS[0]
     index = SCREENS.index(screen)
-    back, forward, toggle = st.columns([1, 1, 3])
     back.button("Back", key="lesson_back", on_click=_move, args=(-1,), disabled=index == 0,
                 icon=":material/arrow_back:", width="stretch", shortcut="Left")
     forward.button("Next", key="lesson_next", on_click=_move, args=(1,), disabled=index == len(SCREENS) - 1,
@@ -124,7 +130,7 @@ def navigation() -> str:
     toggle.toggle("Presenter view", key=PRESENTER_KEY, persist_state="session",
                   help="for a projector: large type, wide charts, the sidebar folded away")
     if screen != GLOSSARY_STEP:
-        st.caption(f"Step {screen} of {len(LESSON)}")
+        (toggle if presenter else st).caption(f"Step {screen} of {len(LESSON)}")
     return screen
 
 
@@ -184,22 +190,40 @@ def step_columns(*, presenter: bool) -> tuple[DeltaGenerator, DeltaGenerator]:
 BEFORE_YOU_LOOK = "Before you"  # a question asked before the chart that answers it
 
 
-def revealed(step: Step, *, presenter: bool) -> bool:
-    """Whether the step's charts are shown: in the presenter view a "Before you look" question comes
-    first, the answer hidden until the teacher reveals it."""
-    if not (presenter and step.question.startswith(BEFORE_YOU_LOOK)):
-        return True
+def asks_first(step: Step, *, presenter: bool) -> bool:
+    """Whether the step asks its question before its chart: a "Before you look" question in the
+    presenter view."""
+    return presenter and step.question.startswith(BEFORE_YOU_LOOK)
+
+
+def _reveal_key(step: Step) -> str:
+    """The session key of a step's "Show the answer" switch."""
+    return f"lesson_reveal_{step.number}"
+
+
+def _ask(step: Step) -> bool:
+    """The question for the class and the switch that shows its answer; whether it is on."""
     st.markdown(f"#### Question for the class\n{step.question}")
-    return st.toggle("Show the answer", key=f"lesson_reveal_{step.number}", value=False)
+    return st.toggle("Show the answer", key=_reveal_key(step), value=False)
 
 
-def render_step(result: StepResult, *, presenter: bool) -> None:
+def revealed(step: Step, *, presenter: bool) -> bool:
+    """Whether the step's charts are shown: a question asked first keeps its answer hidden (the
+    question then stands where the chart will) until the teacher reveals it; then the question
+    moves beside the step's words (here) and the chart takes the top of the screen."""
+    if not asks_first(step, presenter=presenter):
+        return True
+    return bool(st.session_state.get(_reveal_key(step))) and _ask(step)
+
+
+def render_step(result: StepResult, *, presenter: bool, shown: bool = True) -> None:
     """One computed step: its charts, what to notice, the aside, the numbers and the question (in the
-    presenter view, a "Before you look" question first, the rest when revealed)."""
+    presenter view a "Before you look" question first, in the chart's place, until `shown`)."""
     step = result.step
     if result.problem:
         st.error(plain(result.problem))
-    if not revealed(step, presenter=presenter):
+    if not shown:
+        _ask(step)
         return
     for index, fig in enumerate(result.figures, start=1):
         chart(projector(fig) if presenter else fig, f"lesson_step{step.number}_{index}.html",
@@ -215,7 +239,7 @@ def render_step(result: StepResult, *, presenter: bool) -> None:
             for name, table in result.numbers.items():
                 st.caption(TABLE_NAMES[name])
                 st.dataframe(table, hide_index=True, placeholder="")
-    if not (presenter and step.question.startswith(BEFORE_YOU_LOOK)):  # else asked above
+    if not asks_first(step, presenter=presenter):  # else asked beside the words
         st.markdown(f"#### Question for the class\n{step.question}")
     _words_used(step)
 
