@@ -13,16 +13,28 @@ from streamlit.delta_generator import DeltaGenerator
 
 from pfcore.errors import InputError
 from pfcore.glossary import TERMS, term
-from pfcore.lesson import GLOSSARY, GLOSSARY_STEP, LESSON, LessonContext, Step, StepResult, glossary_link, run_lesson
+from pfcore.lesson import (
+    GLOSSARY,
+    GLOSSARY_STEP,
+    LESSON,
+    LessonContext,
+    Step,
+    StepResult,
+    glossary_link,
+    lesson_step,
+    run_lesson,
+    run_step,
+)
 from pfcore.lesson.handout import handout_html
 from pfcore.lesson.steps import TABLE_NAMES
 from pfcore.plots.lesson import projector
 from pfcore.probe import MAX_CHARS
 from pfcore.store.cache import ScoreCache
 from pfcore.ui.downloads import chart
-from pfcore.ui.links import Param, Query, apply, choice_of, current
-from pfcore.ui.model import ModelChoice, lazy_scorer
+from pfcore.ui.links import Param, Query, apply, choice_of, current, opened_query, publish, show_link
+from pfcore.ui.model import ModelChoice, apply_models_link, lazy_scorer, models_query
 from pfcore.ui.text import plain
+from pfcore.ui.trajectories_view import results_table
 
 SCREENS = [str(s.number) for s in LESSON] + [GLOSSARY_STEP]
 STEP_KEY, PRESENTER_KEY, TERM_KEY = "lesson_step", "lesson_presenter", "lesson_term"
@@ -282,3 +294,36 @@ def _handout(context: LessonContext, given: Mapping[int, Mapping[str, str]]) -> 
     """The handout's HTML (computed when it is downloaded; scores come from the cache)."""
     with ScoreCache() as cache:
         return handout_html(run_lesson(context.with_cache(cache), given), model=context.label)
+
+
+def link_notes() -> list[str]:
+    """Open the page's link (its step, view, sentences and models) into the widgets; a note for each
+    parameter that is not the page's."""
+    opened = opened_query("lesson")
+    return (apply_models_link(opened) + open_link(opened)) if opened is not None else []
+
+
+def render_screen(screen: str, choice: ModelChoice | None, notes: list[str], *, presenter: bool) -> None:
+    """One screen of the lesson: the glossary, or a step (its words, its charts computed by the
+    sidebar's model, the link that reopens it, the handout)."""
+    link = publish("lesson", link_query(screen) | models_query(choice))
+    if screen == GLOSSARY_STEP:
+        render_glossary()
+        show_link(link, notes)
+        return
+    step = lesson_step(int(screen))
+    words, charts = step_columns(presenter=presenter)
+    with words:
+        given = sentences(step)
+        shown = revealed(step, presenter=presenter)
+    if choice is None:
+        show_link(link, notes)
+        st.info("Load a model in the sidebar: the lesson's numbers are computed by it.")
+        return
+    context = lesson_context(choice, results_table())
+    with charts:
+        with reading(st.empty(), step), ScoreCache() as cache:
+            result = run_step(step, context.with_cache(cache), given)
+        render_step(result, presenter=presenter, shown=shown)
+    show_link(link, notes)
+    handout_button(context, class_sentences())

@@ -22,3 +22,23 @@ def test_every_table_shows_empty_cells_blank() -> None:
     assert len(tables) >= 15
     bare = [where for where, call in tables.items() if not any(k.arg == "placeholder" for k in call.keywords)]
     assert bare == []
+
+
+THIN = 12  # names a page may import from pfcore: it draws widgets and hands the rest to view functions
+NOT_YET_THIN = {"1_Probe.py": 32, "2_Items.py": 28, "3_Run.py": 41, "4_Models.py": 28, "5_Trajectories.py": 58,
+                "6_Stimuli.py": 19}  # today's counts, never to grow: each comes down to THIN as its sections move
+
+
+def pfcore_names(path: Path) -> int:
+    """How many names a page imports from pfcore."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return sum(len(node.names) for node in ast.walk(tree)
+               if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("pfcore"))
+
+
+def test_pages_stay_thin() -> None:
+    """Issue 37: the Trajectories page imported 57 names from pfcore, the Run page 41; a thin page
+    imports a handful (the Home and Lesson pages: each screen one view function)."""
+    counts = {path.name: pfcore_names(path) for path in sorted((ROOT / "pages").glob("*.py"))}
+    assert counts["7_Lesson.py"] <= 7 and counts["0_Home.py"] <= THIN
+    assert {name: n for name, n in counts.items() if n > NOT_YET_THIN.get(name, THIN)} == {}
