@@ -463,7 +463,7 @@ def reveal(page: Page, number: int) -> None:
         switch = page.get_by_role("switch", name="Show the answer")
         expect(switch).to_be_visible(timeout=WAIT_MS)
         if not switch.is_checked():
-            switch.click()
+            page.get_by_text("Show the answer").click()  # its label: the input itself sits under it
 
 
 def lesson_step_shown(page: Page, number: int) -> None:
