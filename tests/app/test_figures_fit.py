@@ -25,8 +25,6 @@ def test_every_table_shows_empty_cells_blank() -> None:
 
 
 THIN = 12  # names a page may import from pfcore: it draws widgets and hands the rest to view functions
-# today's counts, never to grow: each comes down to THIN as its sections move into view functions
-NOT_YET_THIN = {"1_Probe.py": 32}
 
 
 def pfcore_names(path: Path) -> int:
@@ -38,9 +36,7 @@ def pfcore_names(path: Path) -> int:
 
 def test_pages_stay_thin() -> None:
     """Issue 37: the Trajectories page imported 57 names from pfcore, the Run page 41; a thin page
-    imports a handful (Home; Lesson, Trajectories, Run, Models, Stimuli, Items: each section one view function)."""
+    imports a handful: each of its sections is one view function in pfcore/ui."""
     counts = {path.name: pfcore_names(path) for path in sorted((ROOT / "pages").glob("*.py"))}
-    assert counts["7_Lesson.py"] <= 7 and counts["5_Trajectories.py"] <= 7 and counts["3_Run.py"] <= 7
-    assert counts["4_Models.py"] <= 7 and counts["6_Stimuli.py"] <= 7 and counts["2_Items.py"] <= 7
-    assert counts["0_Home.py"] <= THIN
-    assert {name: n for name, n in counts.items() if n > NOT_YET_THIN.get(name, THIN)} == {}
+    assert len(counts) == 8 and {name: n for name, n in counts.items() if n > THIN} == {}
+    assert sum(counts.values()) <= 40  # 237 before
