@@ -1,4 +1,5 @@
-"""Figures that fit (issue 37), asked of a real browser at 1280x720 (a common projector): for every
+"""Figures that fit (issue 37), asked of a real browser at 1280x720 (a common projector), 1366x768 and
+1920x1080: for every
 plotly chart of every page, from the chart's own data and layout, every point lies inside its axis
 ranges, the legend stays off the plotting areas, no text runs outside the chart, log axes label
 decades only; no text of a page runs off its box; no plotly warning in the console; and in the Lesson's
@@ -29,7 +30,8 @@ try:
 except ImportError:  # pragma: no cover - depends on the machine; pytestmark skips the tests then
     pass
 
-WIDTH, HEIGHT = 1280, 720
+WIDTH, HEIGHT = 1280, 720  # a common projector: the presenter view is made for it
+SIZES = [(1280, 720), (1366, 768), (1920, 1080)]  # a projector, a common laptop, a desktop
 CHECK_CHARTS = (Path(__file__).parent / "charts_fit.js").read_text()
 PAGES = {  # page (with a link's query) -> how many charts it draws at least
     "": 0, "Probe?sentence=We+can%27t+sing+an+ugly+song%2C+much+less+a+beautiful+one.": 3, "Models": 1,
@@ -57,33 +59,36 @@ def plotly_warnings(page: Page) -> list[str]:
     return seen
 
 
-def whole_page(page: Page) -> None:
+def whole_page(page: Page, width: int) -> None:
     """The window as tall as the page (at the same width), so that every chart is drawn: Streamlit
     draws a chart only once it is near the window."""
     height = page.evaluate("document.querySelector('[data-testid=\"stMainBlockContainer\"]').scrollHeight")
-    page.set_viewport_size({"width": WIDTH, "height": min(int(height) + 120, 12000)})
+    page.set_viewport_size({"width": width, "height": min(int(height) + 120, 12000)})
     page.wait_for_timeout(2500)
 
 
-def test_every_chart_of_every_page_fits(fit_app: LiveApp, browser: Browser, artifacts: Path) -> None:  # noqa: F811
-    page = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}).new_page()
+@pytest.mark.parametrize("width, height", SIZES)
+def test_every_chart_of_every_page_fits(fit_app: LiveApp, browser: Browser, artifacts: Path,  # noqa: F811
+                                        width: int, height: int) -> None:
+    page = browser.new_context(viewport={"width": width, "height": height}).new_page()
     warnings = plotly_warnings(page)
     for path, least in PAGES.items():
-        page.set_viewport_size({"width": WIDTH, "height": HEIGHT})
+        page.set_viewport_size({"width": width, "height": height})
         page.goto(f"{fit_app.url}/{path}")
         settle(page)
         if least:
             expect(page.locator(".js-plotly-plot .main-svg").first).to_be_visible(timeout=WAIT_MS)
             settle(page)
         assert_no_exception(page)
-        whole_page(page)
+        whole_page(page, width)
         charts = page.evaluate(CHECK_CHARTS)
-        name = path.split("?")[0] or "Home"
+        name = f"{path.split('?')[0] or 'Home'} at {width}x{height}"
         assert len(charts) >= least, (name, charts)
         problems = [(name, chart["title"], p) for chart in charts for p in chart["problems"]]
         assert problems == []
         assert page.evaluate(OVERFLOW) == [], name
-        page.screenshot(path=str(artifacts / f"fit-{name.lower()}.png"), full_page=True)
+        page.screenshot(path=str(artifacts / f"fit-{(path.split('?')[0] or 'home').lower()}-{width}.png"),
+                        full_page=True)
     assert warnings == []
     assert_server_quiet(fit_app)
 
