@@ -37,10 +37,11 @@ def render_constructions_section(choice: ModelChoice | None) -> None:
         upload = st.file_uploader("Upload a definition (.yaml)", type=["yaml", "yml"], key="cx_upload")
         typed = "" if policy.public else st.text_area("...or write one", key="cx_text", height=140,
                                                       placeholder=TEMPLATE)
+        name: str | None
         if upload is not None:
             name, data = upload.name, upload.getvalue()
         elif typed.strip():
-            name, data = "definition.yaml", typed.encode("utf-8")
+            name, data = None, typed.encode("utf-8")
         else:
             st.info("Upload a construction definition to try it, for example:" if policy.public else
                     "Write or upload a construction definition to try it, for example:")

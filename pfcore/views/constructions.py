@@ -36,19 +36,24 @@ class Trial:
     summary: pd.DataFrame | None = None
 
 
-def definition_from_text(file_name: str, data: bytes) -> Definition:
-    """A definition from the bytes a visitor typed or uploaded, read as a file of that name would be
-    (the same checks, one line per problem); a name of the four is refused."""
+TYPED = "the definition you wrote"  # how a message names typed text (no file the visitor knows of)
+
+
+def definition_from_text(file_name: str | None, data: bytes) -> Definition:
+    """A definition from the bytes a visitor uploaded (`file_name`) or typed (None), read as a file
+    would be (the same checks, one line per problem, naming the visitor's file or TYPED); a name of
+    the four is refused."""
     deployment().check_upload(len(data))
     if len(data) > DEFINITION_FILE.cap:
         raise InputError(f"the definition has {len(data):,} bytes; a definition may have {DEFINITION_FILE.cap:,}")
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / f"{file_slug(Path(file_name).stem) or 'definition'}.yaml"
+        path = Path(folder) / f"{file_slug(Path(file_name or '').stem) or 'definition'}.yaml"
         path.write_bytes(data)
         try:
             definition = read_definition(path)
-        except InputError as exc:  # name the visitor's file, not the server's temporary folder
-            raise InputError(str(exc).replace(str(Path(folder)) + "/", "")) from None
+        except InputError as exc:  # name the visitor's file (or their text), not the server's temporary folder
+            message = str(exc).replace(str(Path(folder)) + "/", "")
+            raise InputError(message if file_name else message.replace(path.name, TYPED)) from None
     known = constructions()
     if definition.name in known and known[definition.name].built_in:
         raise InputError(f"name: {definition.name!r} is one of the paper's four; choose another name")

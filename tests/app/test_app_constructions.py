@@ -37,6 +37,8 @@ def test_a_bad_definition_is_one_message_and_nothing_is_scored(tiny_gpt2: Path, 
     assert not at.exception
     assert any("missing focus2" in e for e in texts(at.error))
     assert not [b for b in at.button if b.key == "cx_score"]
+    assert not [e for e in texts(at.error) if "definition.yaml" in e]  # issue 37: a file the visitor never named
+    assert any("the definition you wrote" in e for e in texts(at.error)), texts(at.error)
 
 
 def test_public_mode_takes_definitions_by_upload_only(monkeypatch: pytest.MonkeyPatch, cache_dir: Path) -> None:
