@@ -15,7 +15,7 @@ from pfcore.errors import InputError
 from pfcore.files import file_slug
 from pfcore.items import default_items, generate_semantic, load_lexicon
 from pfcore.items.constructions import DEFINITION_FILE, Definition, constructions, read_definition
-from pfcore.items.schema import SemanticItem
+from pfcore.items.schema import MASK, SemanticItem
 from pfcore.names import SuiteName, construction_title
 from pfcore.scoring.requests import Progress, RequestScorer
 from pfcore.store.cache import ScoreCache
@@ -23,7 +23,7 @@ from pfcore.suites.base import RunConfig, ScoreContext
 from pfcore.suites.semantic import SUITE, limit_blocks
 
 SHOWN_FILTERS = ("all", "aligned", "misaligned")
-PREVIEW_COLUMNS = ("connective", "context_order", "followup_order", "context", "followup")
+PREVIEW_COLUMNS = ("connective", "context_order", "followup_order", "context")
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,14 @@ def trial_of(definition: Definition) -> Trial:
     if not items:
         raise InputError(f"{definition.name} generates no semantic items (check its frames and tests)")
     first = [i for i in items if i.block_id == items[0].block_id]
-    return Trial(definition, pd.DataFrame([{c: getattr(i, c) for c in PREVIEW_COLUMNS} for i in first]))
+    return Trial(definition, pd.DataFrame([_preview_row(i) for i in first]))
+
+
+def _preview_row(item: SemanticItem) -> dict[str, str]:
+    """One item as the preview shows it: its follow-up as the model reads it, once with each fill
+    (not the template with its blank)."""
+    row = {c: str(getattr(item, c)) for c in PREVIEW_COLUMNS}
+    return row | {f"follow-up with '{fill}'": item.followup.replace(MASK, fill) for fill in item.fills}
 
 
 def score_trial(trial: Trial, scorer: RequestScorer, blocks: int, progress: Progress | None = None) -> Trial:

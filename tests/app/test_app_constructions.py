@@ -19,6 +19,8 @@ def test_a_written_definition_is_scored_beside_the_four(tiny_gpt2: Path, cache_d
     no_errors(at)
     preview = at.dataframe[0].value
     assert len(preview) == 8 and set(preview["connective"]) == {"not even", "or"}
+    followups = [c for c in preview.columns if c.startswith("follow-up with")]  # issue 37: not the <MASK> template
+    assert len(followups) == 2 and not preview[followups].apply(lambda col: col.str.contains("<")).any().any()
     assert any("`not_even`: 'not even', a negative context, focus 2 the weaker end" in c for c in texts(at.caption))
     at.number_input(key="cx_blocks").set_value(1).run()
     at.button(key="cx_score").click().run()
