@@ -14,6 +14,8 @@ from pfcore.suites.registry import get_suite
 from pfcore.ui.downloads import chart, download_csv
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.model import ModelChoice, scorer
+from pfcore.ui.progress import progress_callback
+from pfcore.ui.text import plain
 from pfcore.views.constructions import Trial, definition_from_text, score_trial, trial_of
 
 EXPLAIN = """Test a construction of your own the way the paper tests its four: a **definition** says its
@@ -67,8 +69,9 @@ def _score_section(trial: Trial, choice: ModelChoice | None) -> None:
     key = (trial.definition.sha256, choice.spec.label, blocks)
     if st.button(f"Score {blocks} block{'s' if blocks > 1 else ''} beside the four", key="cx_score"):
         method = get_suite(SuiteName.SEMANTIC).default_method(kind_of(choice.spec.kind))
-        with policy.run_slot(), st.spinner(f"Scoring with {choice.spec.label}..."):
-            st.session_state[RESULT] = (key, score_trial(trial, scorer(choice.spec, method), blocks))
+        with policy.run_slot():  # a bar with done of total requests, from the cache, rate and time left
+            progress = progress_callback(f"Scoring with {plain(choice.spec.label)}")
+            st.session_state[RESULT] = (key, score_trial(trial, scorer(choice.spec, method), blocks, progress))
     stored = st.session_state.get(RESULT)
     if stored is None or stored[0] != key or stored[1].summary is None:
         return

@@ -3,6 +3,7 @@ block of items, and its first blocks scored beside the four's on one chart, with
 bad definition is one message; in public mode there is no box to type in (uploads only)."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,8 @@ def test_a_written_definition_is_scored_beside_the_four(tiny_gpt2: Path, cache_d
     at.number_input(key="cx_blocks").set_value(1).run()
     at.button(key="cx_score").click().run()
     no_errors(at)
+    bars = [p.proto.text for p in at.get("progress")]  # issue 37: a bar with counts, not only a spinner
+    assert any(re.search(r"Scoring with .*: [\d,]+ of [\d,]+ ", text) for text in bars), bars
     table = at.dataframe[1].value
     assert set(table["construction"]) == {"let_alone", "much_less", "not_to_mention", "never_mind", "not_even"}
     assert set(table.loc[table["construction"] == "not_even", "origin"]) == {"user-defined"}
