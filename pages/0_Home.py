@@ -21,8 +21,9 @@ WORDS = ("surprisal", "bit", "token", "focus", "follow-up", "control", "decision
 choice = start_page("Paired-Focus explorer", INTRO, terms=WORDS, wait_for_model=False)  # usable while the model loads
 with shown_errors():
     st.subheader("Pages")
-    for page in PAGES[1:]:
-        st.page_link(page.path, label=f"**{page.title}**: {page.what}", icon=page.icon)
+    for page in PAGES[1:]:  # the description under its link, where it wraps (a link's label is one line)
+        st.page_link(page.path, label=f"**{page.title}**", icon=page.icon)
+        st.caption(page.what[:1].upper() + page.what[1:])
     st.caption("Choose the model in the sidebar: it is used by every page. Scores are cached on "
                "disk, so anything scored once comes back instantly.")
     if choice is None and not model_loading():

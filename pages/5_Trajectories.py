@@ -1,52 +1,13 @@
 """Trajectories: accuracy over training checkpoints (the paper's Figures 2-4), published and own."""
-from functools import partial
-
-import pandas as pd
-import streamlit as st
-
-from pfcore.analysis.bands import band_note
-from pfcore.analysis.fdcorr import MIN_CHECKPOINTS, fd_correlation
-from pfcore.analysis.precision import precision_notes, with_precision
-from pfcore.analysis.series import available_series, user_constructions
-from pfcore.analysis.trajectories import (
-    FD_YS,
-    FIGURE2,
-    FIGURE3_FILTERS,
-    checkpoint_models,
-    compare_choices,
-    construction_curves,
-    construction_filters,
-    curves,
-    default_model,
-    defaults,
-    fd_choices,
-    fd_panels,
-    fd_points,
-    fd_stats,
-    filter_label,
-    pair_defaults,
-    paper_notes,
-    provenance,
-    readable_series,
-    scope_key,
-    scope_label,
-    scoped,
-    series_label,
-    source_choices,
-    source_label,
-)
-from pfcore.deployment import PUBLIC_NOTE, deployment
-from pfcore.paths import published_results_dir
-from pfcore.plots.trajectories import construction_figure, curves_figure, fd_figure
-from pfcore.store.fetch import fetch_and_import
-from pfcore.store.published import bundle_problem, uploaded_published
-from pfcore.store.results import import_folder, load_bundled
-from pfcore.ui.downloads import chart, download_csv, slug
-from pfcore.ui.errors import shown_errors
-from pfcore.ui.links import Param, apply, choice_of, current, opened_query, publish, show_link
+from pfcore.ui.links import opened_query
 from pfcore.ui.page import start_page
-from pfcore.ui.text import plain, without_server_folders
-from pfcore.ui.trajectories_view import results_table, widget_key
+from pfcore.ui.trajectories_view import (
+    render_add_results,
+    render_constructions,
+    render_correlations,
+    render_curves,
+    render_scope,
+)
 
 INTRO = """*When* does a model learn the Paired-Focus constructions? Accuracy over training
 checkpoints, as in the paper's Experiment 2: the semantic test on plausible and implausible
@@ -54,178 +15,13 @@ follow-ups, the syntactic test, and the BLiMP, COMPS and EWoK benchmarks on one 
 each construction on its own (Figure 3), and how the changes between checkpoints correlate
 (Figure 4). The numbers are the paper's published per-checkpoint summaries, which ship with pfcore,
 your own trajectories from `python -m pfcore trajectory`, and any folder of summaries you import."""
-WORDS = ("decision", "aligned", "delta-p")
-RUN_HINT = ("Run your own trajectory (results land here as each checkpoint finishes):\n"
-            "```bash\npython -m pfcore trajectory --model EleutherAI/pythia-160m --revisions pythia-log "
-            "--suite semantic,syntax\npython -m pfcore trajectory --checkpoint-dir my_run/ --suite semantic "
-            "--limit-blocks 50\n```")
+WORDS = ("decision", "aligned", "delta-p", "checkpoint", "spearman")
 
 start_page("Trajectories", INTRO, terms=WORDS)
-state = st.session_state
-models: dict[str, str] = {}
-shown = None
 opened = opened_query("trajectories")
-link_notes: list[str] = []
-with shown_errors():
-    if "traj_message" in state:
-        st.success(plain(state.pop("traj_message")))
-    table = results_table()
-    if "traj_uploaded" in state:  # public mode: this visitor's uploaded summaries, in the session only
-        table = pd.concat([table, state["traj_uploaded"]], ignore_index=True)
-    models = checkpoint_models(table)
-    if problem := bundle_problem():
-        st.warning(without_server_folders(problem))
-    if not models:
-        st.info("No checkpoint results yet: load the published summaries that ship with pfcore below "
-                "(or import a folder of them, or fetch them from the paper's repository), or run a "
-                "trajectory of your own with `python -m pfcore trajectory` (commands below).")
-    else:
-        names = list(models)
-        link_notes = apply([Param("model", "traj_model", choice_of(names))], opened, ("series",)) if opened else []
-        c1, c2 = st.columns([3, 2])
-        model = c1.selectbox("Model", names, index=default_model(names), format_func=models.__getitem__,
-                             key="traj_model", persist_state="session")
-        source = c2.selectbox("Numbers from", source_choices(table, model), format_func=source_label,
-                              key=widget_key("source", model, ""))
-        rows = scoped(table, model, source)
-        st.caption(plain(provenance(rows, source)))
-        shown = (model, source, rows, available_series(rows, model))
-
+models, shown, notes = render_scope(opened)
 if shown:
-    model, source, rows, available = shown
-    label = partial(series_label, user=user_constructions(rows))  # a user's constructions marked user-defined
-    with shown_errors():
-        st.subheader("Learning curves (Figure 2)")
-        params = (Param("model", "traj_model"),
-                  Param("series", widget_key("series", model, source), choice_of(available), many=True))
-        if opened:
-            link_notes += apply(params[1:], opened, ("model",))
-        show_link(publish("trajectories", current(params)), link_notes)
-        c1, c2 = st.columns([3, 2])
-        picked = c1.multiselect("Series", available, default=defaults(list(FIGURE2), available),
-                                format_func=label, key=widget_key("series", model, source),
-                                help="CONSTRUCTION:FILTER; pf_avg is the mean of the four constructions' "
-                                     "semantic accuracy, syntax their syntactic accuracy")
-        others = c2.multiselect("Side by side with", compare_choices(table, model, source),
-                                format_func=scope_label, key=widget_key("compare", model, source),
-                                help="draw the same series of other models, or of your own runs")
-        data = with_precision(curves(table, [scope_key(model, source), *others], picked))
-        chart(curves_figure(data, f"{model}: accuracy over training"), f"trajectories_{slug(model)}.html",
-              key="traj_fig2")
-        st.caption(band_note(data))
-        for note in precision_notes(data):
-            st.warning(plain(note))
-        download_csv(data, f"trajectories_{slug(model)}.csv", "Download the plotted values (CSV)",
-                     key="traj_fig2_csv")
-
-    with shown_errors():
-        st.subheader("Each construction (Figure 3)")
-        filters = construction_filters(rows, model)
-        chosen = st.multiselect("Filters", filters, default=defaults(FIGURE3_FILTERS, filters),
-                                format_func=filter_label, key=widget_key("filters", model, source))
-        per_construction = construction_curves(rows, model, chosen)
-        chart(construction_figure(per_construction, f"{model}: each construction over training"),
-              f"constructions_{slug(model)}.html", key="traj_fig3")
-        st.caption(band_note(per_construction))
-        download_csv(per_construction, f"constructions_{slug(model)}.csv",
-                     "Download the plotted values (CSV)", key="traj_fig3_csv")
-
-    st.subheader("First-difference correlations (Figure 4)")
-    fd = fd_choices(rows, model, available)
-    if not fd.enough:
-        st.info(f"A first-difference correlation needs at least {MIN_CHECKPOINTS} checkpoints; "
-                f"{model} has {fd.checkpoints} here. Add checkpoints to the trajectory to see them.")
-    else:
-        st.caption("Each point is one checkpoint: how much each series changed since the previous "
-                   "one. Spearman's ρ of those changes says whether two abilities grow together.")
-        zscale = st.toggle("Z-scale the changes (the authors' method)", value=True, key="traj_zscale",
-                           help="changes z-scored over every series of the same published file, the "
-                                "first checkpoint kept as a change of 0 (docs/analysis.md)")
-        for duplicate in fd.duplicates:
-            st.warning(f"{plain(duplicate.finding())}: the switch below leaves such steps out.")
-        drop = bool(fd.duplicates) and st.toggle("Leave out checkpoints whose weights repeat an earlier step's",
-                                                 value=True, key="traj_drop_duplicates")
-        with shown_errors():
-            c1, c2 = st.columns([1, 2])
-            x = c1.selectbox("Against", fd.against, index=fd.first, format_func=label,
-                             key=widget_key("fd_x", model, source))
-            ys = c2.multiselect("Series", available, default=defaults(FD_YS, available, besides=x),
-                                format_func=label, key=widget_key("fd_ys", model, source))
-            panels = fd_panels(rows, model, x, ys, zscale=zscale, drop_duplicates=drop)
-            for problem in panels.problems:
-                st.warning(plain(problem))
-            if panels.results:
-                chart(fd_figure(panels.results, f"{model}: changes between checkpoints, "
-                                                f"{'z-scaled' if zscale else 'raw'}"),
-                      f"fd_correlations_{slug(model)}.html", key="traj_fig4")
-                st.dataframe(fd_stats(panels.results), hide_index=True, column_config={
-                    c: st.column_config.NumberColumn(format="%.3f")
-                    for c in ("spearman", "spearman_p", "pearson", "pearson_p")})
-                for note in paper_notes(rows, panels.results, drop_duplicates=drop):
-                    st.caption(note)
-                download_csv(fd_points(panels.results), f"fd_correlations_{slug(model)}.csv",
-                             "Download the plotted changes (CSV)", key="traj_fig4_csv")
-
-        with shown_errors():
-            st.subheader("Any two series")
-            ix, iy = pair_defaults(available)
-            c1, c2 = st.columns(2)
-            px = c1.selectbox("First series", available, index=ix, format_func=label,
-                              key=widget_key("pair_x", model, source))
-            py = c2.selectbox("Second series", available, index=iy, format_func=label,
-                              key=widget_key("pair_y", model, source))
-            pair = fd_correlation(rows, model, px, py, zscale=zscale, drop_duplicates=drop)
-            m1, m2, m3, m4, m5 = st.columns(5)
-            m1.metric("Spearman ρ", f"{pair.spearman:.2f}")
-            m2.metric("p (Spearman)", f"{pair.spearman_p:.3f}")
-            m3.metric("Pearson r", f"{pair.pearson:.2f}")
-            m4.metric("p (Pearson)", f"{pair.pearson_p:.3f}")
-            m5.metric("n changes", pair.n)
-            for note in paper_notes(rows, [pair], drop_duplicates=drop):
-                st.caption(note)
-            chart(fd_figure([pair], f"{model}: {readable_series(px)} against {readable_series(py)}"),
-                  f"fd_pair_{slug(model)}.html", key="traj_pair")
-            download_csv(fd_points([pair]), f"fd_pair_{slug(model)}.csv",
-                         "Download the plotted changes (CSV)", key="traj_pair_csv")
-
-with st.expander("Add results: the published summaries, or a folder of them", expanded=not models):
-    st.markdown("The paper's per-checkpoint summaries (Pythia-12b, the Pythia-deduped series, OLMo, "
-                "Ettin) ship with pfcore and are loaded on first start. Each folder you import is kept "
-                "as a source of its own, beside them and your runs: nothing replaces another source's "
-                "numbers. Importing a folder again after its files changed is refused unless you tick "
-                "Replace.")
-    if st.button("Load the published results that ship with pfcore", key="traj_bundled",
-                 help="no network needed; adds nothing when they are already in the table"):
-        with shown_errors(), st.spinner("Loading..."):
-            state["traj_message"] = load_bundled()
-            st.rerun()
-    if not deployment().allows_paths:
-        st.caption(f"{PUBLIC_NOTE}: folder imports and fetches are off here. Upload published summary TSVs "
-                   "instead: they stay in your session, and nobody else sees them.")
-        uploads = st.file_uploader("Published summary TSVs of one model", type=["tsv"], accept_multiple_files=True,
-                                   key="traj_uploads")
-        owner = st.text_input("The model they belong to (hub id)", key="traj_upload_model",
-                              placeholder="EleutherAI/pythia-160m")
-        if st.button("Add to my view", key="traj_add_uploads", disabled=not uploads):
-            with shown_errors():
-                for upload in uploads or []:
-                    deployment().check_upload(upload.size)
-                state["traj_uploaded"] = uploaded_published([(u.name, u.getvalue()) for u in uploads or []], owner)
-                state["traj_message"] = f"Added {len(state['traj_uploaded']):,} rows to your view (this session only)."
-                st.rerun()
-        st.stop()
-    folder = st.text_input("Folder of the published summaries", value=published_results_dir(),
-                           key="traj_import_folder", placeholder="path/to/Meaning_Alone/outputs_summary")
-    replace = st.checkbox("Replace my earlier import of this folder", key="traj_replace",
-                          help="only that folder's earlier rows; the bundled results and your runs stay")
-    c1, c2 = st.columns(2)
-    if c1.button("Import published results", type="primary", key="traj_import"):
-        with shown_errors(), st.spinner("Importing..."):
-            state["traj_message"] = import_folder(folder, replace=replace)
-            st.rerun()
-    if c2.button("Fetch from the paper's repository", key="traj_fetch",
-                 help="downloads the summaries from github.com (needs network), then imports them"):
-        with shown_errors(), st.spinner("Downloading from github.com..."):
-            state["traj_message"] = fetch_and_import(replace=replace)
-            st.rerun()
-    st.markdown(RUN_HINT)
+    render_curves(shown, opened, notes)
+    render_constructions(shown)
+    render_correlations(shown)
+render_add_results(bool(models))

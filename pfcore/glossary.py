@@ -98,6 +98,21 @@ GLOSSARY: tuple[Term, ...] = (
          "11.517 bits, −log₂ P_bow(\"He doesn't\") is 0.037 and log₂ P_bow(\"He\") is −1.640, so "
          "11.517 + 0.037 − 1.640 = 9.914, about 9.91 bits corrected against 11.52 uncorrected. Off: the "
          "plain sum of its tokens' surprisals."),
+    Term("construction", "construction / connective",
+         "A construction is a pattern of a language with a meaning of its own, here the Paired-Focus "
+         "constructions: a negative sentence, a first focus, the connective, a second focus (\"He doesn't "
+         "like shrimp, let alone squid\"). The connective is only the linking words (let alone, much less, "
+         "not to mention, never mind); the construction is the whole pattern and what it entails."),
+    Term("parameters", "parameters",
+         "The numbers inside a model that training sets; their count is a model's size (135M, 2.8B: 135 "
+         "million, 2.8 billion). Larger models usually do better, but not always."),
+    Term("checkpoint", "checkpoint",
+         "A copy of a model saved during its training, named by its training step (step 1000 has seen "
+         "1,000 batches of text). Scoring every checkpoint shows when an ability appears."),
+    Term("spearman", "Spearman's ρ (rho)",
+         "How well two lists rise and fall together by their ranks: +1 when the order of one is the order of "
+         "the other, 0 when unrelated, −1 when reversed. It asks only about order, so one extreme value "
+         "cannot drive it."),
     Term("aligned", "aligned / misaligned",
          "Aligned (plausible) sentences name the easier thing first, as world knowledge expects (\"a tiny "
          "rock, let alone a huge one\"). Misaligned (implausible) ones name the harder thing first (\"a huge "

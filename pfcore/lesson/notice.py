@@ -101,6 +101,9 @@ def next_words(numbers: Numbers) -> str:
             f"over the remaining {rest:,} tokens of the model's vocabulary.")
 
 
+PUNCTUATION = ".,;:!?\"')»”’"  # what a written word may carry after it
+
+
 def surprisal(numbers: Numbers) -> str:
     """Step 2: the first word where the two sentences differ, its surprisal in each, and what the
     difference means as a factor of probability."""
@@ -124,7 +127,16 @@ def surprisal(numbers: Numbers) -> str:
     return (f"After '{context}', '{b.at[p, 'word']}' is {shown.text(abs(shown.gap))} bits "
             f"{'more' if more else 'less'} surprising than '{a.at[p, 'word']}' ({shown.text(shown.a)} against "
             f"{shown.text(shown.b)} bits), so the model finds it {times(shown.gap)} {'less' if more else 'more'} "
-            "likely there.")
+            "likely there." + _punctuation_note(str(a.at[p, "word"]), str(b.at[p, "word"])))
+
+
+def _punctuation_note(*words: str) -> str:
+    """Where a compared word carries punctuation ('coffee.'), a sentence saying that its bits count it."""
+    marked = [w for w in words if w.rstrip(PUNCTUATION) != w and w.rstrip(PUNCTUATION)]
+    if not marked:
+        return ""
+    return (f" A word's bits count the punctuation written with it: '{marked[0]}' is "
+            f"'{marked[0].rstrip(PUNCTUATION)}' and then '{marked[0][len(marked[0].rstrip(PUNCTUATION)):]}'.")
 
 
 def _peak(words: pd.DataFrame) -> str:

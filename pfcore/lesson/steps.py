@@ -391,7 +391,9 @@ LESSON: tuple[Step, ...] = (
          "Surprisal says how unexpected a word is to the model: −log₂ of its probability, in bits. One bit is the "
          "surprise of a fair coin landing heads (probability 1/2), and every further bit halves the probability, so "
          "10 bits is about 1 in 1,000. Each word of the two sentences below gets its surprisal; the first word has "
-         "none, because nothing comes before it.",
+         "none, because nothing comes before it. A word keeps the punctuation after it: 'coffee.' is 'coffee' and then "
+         "the period, so its surprisal also counts how unexpected it is that the sentence ends there, which is why "
+         "it is higher than step 1's chance of 'coffee' alone.",
          "Which word of the second sentence surprises the model most? Change one word: can you predict the new number?",
          (Field("expected", "First sentence", "I drank a cup of coffee."),
           Field("unexpected", "Second sentence", "I drank a cup of shoes.")), ("surprisal", "bit", "token"),
@@ -403,7 +405,7 @@ LESSON: tuple[Step, ...] = (
          "difference per word; negative means the word is less surprising after let alone.",
          "Why are the words before the connective exactly as surprising in both sentences? Which words change?",
          (Field("sentence", "Sentence", "He doesn't like shrimp, let alone squid."),),
-         ("focus", "control", "surprisal"),
+         ("construction", "focus", "control", "surprisal"),
          _construction, _words_figures, notice.construction, _meaning_aside),
     Step(4, "form", "Form: where let alone can stand",
          "Let alone needs a negative sentence: 'You couldn't lift a tiny rock, let alone a huge one' is fine, but "
@@ -437,7 +439,8 @@ LESSON: tuple[Step, ...] = (
          "50%. The second follows one model, Pythia-12b, through its training: the form test and the meaning test "
          "at each saved step.",
          "Where on the first chart would you expect the model in the sidebar (its size is shown there), and why?",
-         (), ("decision", "aligned"), _findings, _findings_figures, notice.findings, _findings_aside, scored=False),
+         (), ("decision", "aligned", "parameters", "checkpoint"), _findings, _findings_figures, notice.findings,
+         _findings_aside, scored=False),
     Step(8, "try-it", "Try it yourself",
          "Type a sentence of your own with let alone, much less, not to mention or never mind. As in the steps "
          "before, pfcore finds the construction and its two foci and builds the control with or. The Probe page "

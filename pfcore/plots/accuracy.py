@@ -7,8 +7,10 @@ import plotly.graph_objects as go
 
 from pfcore.names import construction_title
 from pfcore.plots.common import require_columns, shown
+from pfcore.plots.kit import finish, human, spread_labels
 
 SYMBOLS = {"CausalLM": "circle", "MLM": "diamond"}
+COLORBAR = {"title": {"text": "log10 tokens"}, "x": 1.0, "xanchor": "left", "len": 0.6, "y": 0, "yanchor": "bottom"}
 
 
 def accuracy_vs_parameters_figure(models: pd.DataFrame, chance: float | None = 50.0) -> go.Figure:
@@ -20,20 +22,24 @@ def accuracy_vs_parameters_figure(models: pd.DataFrame, chance: float | None = 5
     require_columns(models, ("model", "parameters", "pretraining_tokens", "accuracy"), "accuracy_vs_parameters_figure")
     types = models["model_type"] if "model_type" in models.columns else pd.Series("model", index=models.index)
     log_tokens = np.log10(models["pretraining_tokens"].astype(float))
+    labelled = spread_labels(np.log10(models["parameters"].astype(float)), models["accuracy"].astype(float))
+    scale = {"colorscale": "Viridis", "cmin": float(log_tokens.min()), "cmax": float(log_tokens.max())}
     fig = go.Figure()
-    for kind in dict.fromkeys(types):
-        part = models[types == kind]
+    for index, kind in enumerate(dict.fromkeys(types)):
+        part, mine = models[types == kind], (types == kind).to_numpy()
         fig.add_trace(go.Scatter(
-            x=part["parameters"], y=part["accuracy"], mode="markers", name=str(kind),
-            text=part["model"], hovertemplate="%{text}<br>%{x:.3s} parameters<br>accuracy %{y:.1f}<extra></extra>",
-            marker={"symbol": SYMBOLS.get(str(kind), "circle"), "size": 10,
-                    "color": log_tokens[types == kind], "coloraxis": "coloraxis"}))
-    if chance is not None:
+            x=part["parameters"], y=part["accuracy"], mode="markers+text", name=str(kind), cliponaxis=False,
+            text=[shown(str(m).rsplit("/", 1)[-1]) if shown_label else "" for m, shown_label
+                  in zip(part["model"], labelled[mine])], textposition="top center", textfont_size=10,
+            customdata=[[shown(m), human(p)] for m, p in zip(part["model"], part["parameters"])],
+            hovertemplate="%{customdata[0]}<br>%{customdata[1]} parameters<br>accuracy %{y:.1f}%<extra></extra>",
+            marker=scale | {"symbol": SYMBOLS.get(str(kind), "circle"), "size": 10, "color": log_tokens[mine],
+                            "showscale": index == 0, "colorbar": COLORBAR}))  # a scale per trace: plotly colours
+    if chance is not None:  # the legend's symbols from it (a shared colour axis left them to warn and go black)
         fig.add_hline(y=chance, line_dash="dash", line_color="grey", annotation_text="chance")
     fig.update_xaxes(type="log", title_text="Parameters (log scale)")
     fig.update_yaxes(title_text="Accuracy (%), mean of the four constructions")
-    return fig.update_layout(coloraxis={"colorscale": "Viridis", "colorbar": {"title": {"text": "log10 tokens"}}},
-                             legend_title_text="Model type")
+    return finish(fig, legend_title="Model type")
 
 
 def accuracy_bars_figure(accuracy: pd.DataFrame, chance: float | None = 0.5, title: str | None = None) -> go.Figure:
@@ -50,18 +56,15 @@ def accuracy_bars_figure(accuracy: pd.DataFrame, chance: float | None = 0.5, tit
             error_y={"type": "data", "symmetric": False,
                      "array": group["ci_high"] - group["accuracy"],
                      "arrayminus": group["accuracy"] - group["ci_low"]}))
-    if chance is not None:
-        fig.add_hline(y=chance, line_dash="dash", line_color="grey", annotation_text="chance")
-    legend = {"title": {"text": "Filter"}, "orientation": "h", "yanchor": "top", "y": -0.15, "x": 0}
-    fig.update_layout(barmode="group", title=shown(title) if title else None, legend=legend,
-                      hoverlabel={"namelength": -1},
+    if chance is not None:  # labelled right of the plot, where no bar covers it
+        fig.add_hline(y=chance, line_dash="dash", line_color="grey", annotation_text="chance",
+                      annotation_position="right")
+    fig.update_layout(barmode="group", title=shown(title) if title else None, hoverlabel={"namelength": -1},
                       yaxis={"title": {"text": "Accuracy (95% interval)"}, "range": [0, 1]})
-    return fig
+    return finish(fig, legend_title="Filter")
 
 
 def mark_own_runs(fig: go.Figure, own_suffix: str) -> go.Figure:
-    """Draw the own-run traces of Figure 1 as large stars, and the legend above the plot (clear
-    of the colour bar)."""
-    fig.for_each_trace(lambda t: t.update(marker_symbol="star", marker_size=18)
-                       if t.name and t.name.endswith(own_suffix) else None)
-    return fig.update_layout(legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0})
+    """Draw the own-run traces of Figure 1 as large stars."""
+    return fig.for_each_trace(lambda t: t.update(marker_symbol="star", marker_size=18)
+                              if t.name and t.name.endswith(own_suffix) else None)

@@ -24,6 +24,7 @@ def shown(text: object) -> str:
 
 TITLE_WIDTH = 56  # characters per title line: what a chart in an 800-pixel window shows uncut
 TITLE_LINE_PX = 22
+TITLE_PAD_PX = 20  # above the title: its text box (taller than its letters) stays inside the chart
 SUBTITLE_PX = 28  # room for a row of subplot titles under the title
 
 
@@ -35,5 +36,5 @@ def set_title(fig: go.Figure, title: str | None, *, subtitles: bool = False) -> 
         return
     lines = textwrap.wrap(title, TITLE_WIDTH, break_long_words=False, break_on_hyphens=False) or [title]
     fig.update_layout(title={"text": "<br>".join(map(shown, lines)), "yref": "container", "y": 1.0, "yanchor": "top",
-                             "pad": {"t": 12}},
-                      margin={"t": 24 + TITLE_LINE_PX * len(lines) + (SUBTITLE_PX if subtitles else 0)})
+                             "pad": {"t": TITLE_PAD_PX}},
+                      margin={"t": 12 + TITLE_PAD_PX + TITLE_LINE_PX * len(lines) + (SUBTITLE_PX if subtitles else 0)})

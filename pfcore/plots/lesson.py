@@ -11,6 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from pfcore.plots.common import require_columns, shown
+from pfcore.plots.kit import fit_axes, human
 
 PROJECTOR_FONT = 22  # points: readable from the back of a classroom
 PROJECTOR_HEIGHT = 1.25  # charts grow by this factor in the presenter view ...
@@ -29,7 +30,7 @@ def _layout(fig: go.Figure, title: str | None, *, height: int = HEIGHT, top: int
     """The lesson's common layout: a short title, the legend above the plot, a fixed height."""
     fig.update_layout(title={"text": shown(title), "y": 0.98, "yanchor": "top"} if title else None, height=height,
                       legend=LEGEND, margin={"t": top, "l": 70, "r": 20, "b": 70}, template="plotly_white")
-    return fig
+    return fit_axes(fig)
 
 
 def next_words_figure(table: pd.DataFrame, title: str | None = None, digits: int = 1) -> go.Figure:
@@ -113,8 +114,9 @@ def difference_figure(bars: Sequence[tuple[str, float]], digits: int, y_title: s
     styles = STYLES[:len(bars)]
     fig = go.Figure(go.Bar(x=[label for label, _ in bars], y=[value for _, value in bars], textposition="outside",
                            text=[f"{value:+.{digits}f}" for _, value in bars], cliponaxis=False,
-                           marker={"color": [s["color"] for s in styles],
-                                   "pattern": {"shape": [s["pattern"] for s in styles]}},
+                           marker={"color": [s["color"] for s in styles],  # hatching in each bar's colour; without
+                                   "pattern": {"shape": [s["pattern"] for s in styles], "fgcolor": "white",
+                                               "fillmode": "replace"}},  # fgcolor, plotly drew it black, warning
                            hovertemplate=f"%{{x}}: %{{y:+.{digits + 2}f}}<extra></extra>"))
     top = max([abs(v) for _, v in bars] + [1e-9]) * 1.35
     fig.add_hline(y=0, line_color=GREY, line_width=1)
@@ -137,14 +139,15 @@ def models_figure(models: pd.DataFrame, *, threshold: float, names: dict[str, st
         own = str(kind) not in names
         fig.add_trace(go.Scatter(
             x=part["parameters"], y=part["accuracy"], mode="markers", text=part["model"],
+            customdata=[human(p) for p in part["parameters"]],
             name=f"{names.get(str(kind), str(kind))} (n = {len(part)})",
             marker={"symbol": "star" if own else style["symbol"], "size": 18 if own else 11,
                     "color": VERMILLION if own else style["color"], "line": {"width": 1, "color": "white"}},
-            hovertemplate="%{text}<br>%{x:.3s} parameters<br>%{y:.1f}%<extra></extra>"))
+            hovertemplate="%{text}<br>%{customdata} parameters<br>%{y:.1f}%<extra></extra>"))
     fig.add_hline(y=50, line_dash="dot", line_color=GREY, annotation_text="chance (50%)",
                   annotation_position="bottom right")
-    fig.add_vline(x=threshold, line_dash="dash", line_color=GREY, annotation_text=f"{threshold / 1e6:,.0f}M",
-                  annotation_position="top left")
+    fig.add_vline(x=threshold, line_dash="dash", line_color=GREY,  # labelled at the foot: the legend is above
+                  annotation_text=f"{human(threshold)} parameters", annotation_position="bottom left")
     fig.update_xaxes(type="log", title_text="parameters (log scale)")
     fig.update_yaxes(title_text="accuracy (%)")
     return _layout(fig, title)

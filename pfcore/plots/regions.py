@@ -8,6 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from pfcore.plots.common import require_columns, shown
+from pfcore.plots.kit import finish
 
 COLUMNS = ("condition_name", "region_number", "region_name", "surprisal_bits", "ci_low", "ci_high")
 
@@ -41,7 +42,7 @@ def region_bars_figure(by_condition: pd.DataFrame, title: str | None = None) -> 
             error_y={"type": "data", "symmetric": False, "array": part["ci_high"] - part["surprisal_bits"],
                      "arrayminus": part["surprisal_bits"] - part["ci_low"]},
             hovertemplate="%{x}<br>%{y:.2f} bits<extra>" + shown(condition) + "</extra>"))
-    fig.update_layout(title=title, barmode="group", legend_title_text="Condition",
+    fig.update_layout(title=title, barmode="group",
                       xaxis={"title": {"text": "Region"}},
                       yaxis={"title": {"text": "Surprisal (bits), mean over items, 95% interval"}})
     if left_out:
@@ -49,4 +50,4 @@ def region_bars_figure(by_condition: pd.DataFrame, title: str | None = None) -> 
                                 + shown(", ".join(sorted(left_out))),
                            xref="paper", yref="paper", x=0, y=-0.22, xanchor="left", showarrow=False)
         fig.update_layout(margin={"b": 110})
-    return fig
+    return finish(fig, legend_title="Condition")

@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from pfcore.plots.common import set_title, shown
+from pfcore.plots.kit import finish
 
 BAR = "#4c78a8"
 CONTROL = "#9ecae9"
@@ -36,7 +37,7 @@ def token_bars_figure(tokens: pd.DataFrame, series: str, title: str | None = Non
         fig.update_yaxes(title_text="surprisal (bits)", row=row, col=1)
     fig.update_layout(height=ROW_HEIGHT * len(names) + 80, margin={"t": 70, "b": 30})
     set_title(fig, title, subtitles=True)
-    return fig
+    return finish(fig)
 
 
 def rises_figure(rises: pd.DataFrame, connective: str, control: str, *, title: str | None = None) -> go.Figure:
@@ -53,8 +54,7 @@ def rises_figure(rises: pd.DataFrame, connective: str, control: str, *, title: s
                                  showlegend=col == 1, legendgroup=name,
                                  hovertemplate="%{x}<br>%{y:+.3f} bits per token<extra></extra>"), row=1, col=col)
     fig.add_hline(y=0, line_color="grey")
-    fig.update_layout(barmode="group", legend={"title": {"text": "Surprisal rise"}, "orientation": "h", "y": -0.2},
-                      yaxis={"title": {"text": "surprisal rise over the base (bits per token)"}},
+    fig.update_layout(barmode="group", yaxis={"title": {"text": "surprisal rise over the base (bits per token)"}},
                       margin={"t": 30})
     set_title(fig, title, subtitles=models != [None])
-    return fig
+    return finish(fig, legend_title="Surprisal rise")

@@ -2,22 +2,24 @@
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Sequence
 
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.colors import hex_to_rgb, qualitative
+from plotly.colors import hex_to_rgb
 from plotly.subplots import make_subplots
 
 from pfcore.analysis.fdcorr import FDCorrelation
-from pfcore.analysis.trajectories import log_axis, readable_series
+from pfcore.analysis.trajectories import FIGURE2, log_axis, readable_series
 from pfcore.errors import InputError
 from pfcore.names import construction_title
 from pfcore.plots.common import require_columns
+from pfcore.plots.kit import PALETTE, finish, kind_dashes, model_colors
 
 CHANCE = 0.5
-STEP_HOVER = "%{fullData.name}<br>step %{x:,}<br>%{y:.3f}%{customdata}<extra></extra>"  # rounded; whole names
-LEGEND_BELOW = {"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0}  # long legends never squeeze the plot
+STEP_HOVER = "%{meta}<br>step %{x:,}<br>%{y:.3f}%{customdata}<extra></extra>"  # rounded; whole names
+PANEL_TITLE_WIDTH = 72  # characters of panel titles across a chart: each of n panels' titles wraps at 72 / n
 EWOK_CHANCE = 0.25  # EWoK's chance level (the paper's Figure 2 caption); 0.5 for the rest
 
 
@@ -60,25 +62,34 @@ def _interval_notes(group: pd.DataFrame) -> list[str]:
 
 def trajectory_figure(curves: pd.DataFrame, title: str | None = None, *, log_x: bool = True,
                       chance: float | None = CHANCE) -> go.Figure:
+    """Figure 2's lines (see `_trajectory`), by the kit's rules."""
+    return finish(_trajectory(curves, title, log_x=log_x, chance=chance), legend_title="Series")
+
+
+def _trajectory(curves: pd.DataFrame, title: str | None = None, *, log_x: bool = True,
+                chance: float | None = CHANCE) -> go.Figure:
     """One line per series over checkpoints, with a dashed chance line (Figure 2), and a shaded
     95% interval where the curves have one (columns ci_low, ci_high, n).
 
-    `curves` has columns series, step, value (as analysis.series.trajectories returns).
-    """
+    `curves` has columns series, step, value (as analysis.series.trajectories returns), and may
+    have color and dash (each series' style; else one palette colour each) and hover (each
+    series' whole name, shown on hover; else the series)."""
     require_columns(curves, ("series", "step", "value"), "trajectory_figure")
     fig = go.Figure()
     for i, (name, group) in enumerate(curves.groupby("series", sort=False)):
         group = group.sort_values("step")
-        _add_band(fig, group, _palette(i), str(name))
+        color = str(group["color"].iloc[0]) if "color" in group else _palette(i)
+        dash = str(group["dash"].iloc[0]) if "dash" in group else "solid"
+        _add_band(fig, group, color, str(name))
         fig.add_trace(go.Scatter(x=group["step"], y=group["value"], mode="lines+markers", name=str(name),
-                                 line_color=_palette(i), legendgroup=str(name), customdata=_interval_notes(group),
-                                 hovertemplate=STEP_HOVER))
+                                 line={"color": color, "dash": dash}, marker_size=5, legendgroup=str(name),
+                                 customdata=_interval_notes(group), hovertemplate=STEP_HOVER,
+                                 meta=str(group["hover"].iloc[0]) if "hover" in group else str(name)))
     if chance is not None:
         fig.add_hline(y=chance, line_dash="dash", line_color="grey",
                       annotation_text="chance", annotation_position="bottom right")
     _step_axis(fig, log_x)
-    fig.update_layout(title=title, legend=LEGEND_BELOW | {"title": {"text": "Series"}}, hoverlabel={"namelength": -1})
-    return fig
+    return fig.update_layout(title=title, hoverlabel={"namelength": -1})
 
 
 def construction_panels_figure(curves: pd.DataFrame, *, log_x: bool = True,
@@ -95,6 +106,7 @@ def construction_panels_figure(curves: pd.DataFrame, *, log_x: bool = True,
     fig = make_subplots(rows=rows, cols=cols, shared_yaxes=True,
                         subplot_titles=[construction_title(c) for c in constructions])
     filters = list(dict.fromkeys(curves["filter"]))
+    dashes = kind_dashes(map(str, filters))
     for i, construction in enumerate(constructions):
         row, col = divmod(i, cols)
         for j, filt in enumerate(filters):
@@ -105,21 +117,22 @@ def construction_panels_figure(curves: pd.DataFrame, *, log_x: bool = True,
             _add_band(fig, group, _palette(j), str(filt), row=row + 1, col=col + 1)
             fig.add_trace(go.Scatter(x=group["step"], y=group["value"], mode="lines",
                                      name=str(filt), legendgroup=str(filt), showlegend=i == 0,
-                                     line_color=_palette(j), customdata=_interval_notes(group),
-                                     hovertemplate=STEP_HOVER),
+                                     line={"color": _palette(j), "dash": dashes[str(filt)]},
+                                     customdata=_interval_notes(group), hovertemplate=STEP_HOVER,
+                                     meta=f"{construction_title(construction)}, {filt}"),
                           row=row + 1, col=col + 1)
         if chance is not None:
             fig.add_hline(y=chance, line_dash="dash", line_color="grey", row=row + 1, col=col + 1)
     _step_axis(fig, log_x, rows)
     fig.update_xaxes(showticklabels=True)
     fig.update_yaxes(showticklabels=True)  # shared axes would hide the right-hand panels' tick labels
-    fig.update_layout(legend=LEGEND_BELOW | {"title": {"text": "Filter"}}, hoverlabel={"namelength": -1})
-    return fig
+    fig.update_layout(hoverlabel={"namelength": -1})
+    return finish(fig, legend_title="Filter")
 
 
 def _palette(i: int) -> str:
-    """The i-th colour of plotly's default qualitative palette (same filter, same colour)."""
-    return qualitative.Plotly[i % len(qualitative.Plotly)]
+    """The i-th colour of the kit's palette (same filter, same colour)."""
+    return PALETTE[i % len(PALETTE)]
 
 
 def fd_scatter_figure(points: pd.DataFrame) -> go.Figure:
@@ -140,22 +153,31 @@ def fd_scatter_figure(points: pd.DataFrame) -> go.Figure:
         fig.add_vline(x=0, line_dash="dash", line_color="grey", row=1, col=i)
         fig.update_xaxes(title_text=f"Δ {readable_series(x)}", row=1, col=i)
         fig.update_yaxes(title_text=f"Δ {readable_series(y)}", row=1, col=i)
-    return fig
+    return finish(fig)
 
 
 def curves_figure(data: pd.DataFrame, title: str) -> go.Figure:
-    """Figure 2: one line per label over checkpoints, with chance at 0.5 (and 0.25 for EWoK)."""
-    fig = trajectory_figure(data.assign(series=data["label"]), title=title, log_x=log_axis(data["step"]))
+    """Figure 2: one line per label over checkpoints, with chance at 0.5 (and 0.25 for EWoK). With
+    several models side by side, each model has its colour and each series its dash, under a short
+    name (the whole label on hover)."""
+    styled = data.assign(series=data["label"], hover=data["label"])
+    if data["label"].nunique() > data["series"].nunique():  # several models
+        scope = data["model"] + " (" + data["origin"] + ")"
+        owner = scope if scope.nunique() > data["model"].nunique() else data["model"]
+        colors, dashes = model_colors(owner), kind_dashes(data["series"])
+        short = data["series"].map(lambda s: FIGURE2.get(s, s)) + " · " + owner.str.rsplit("/", n=1).str[-1]
+        styled = styled.assign(series=short, color=owner.map(colors), dash=data["series"].map(dashes))
+    fig = _trajectory(styled, title=title, log_x=log_axis(data["step"]))
     if data["series"].str.startswith("ewok:").any():
         fig.add_hline(y=EWOK_CHANCE, line_dash="dot", line_color="grey", annotation_text="EWoK chance",
                       annotation_position="bottom right")
-    return fig
+    return finish(fig, legend_title="Series", unified=True)
 
 
 def construction_figure(data: pd.DataFrame, title: str | None = None) -> go.Figure:
     """Figure 3: a panel per construction, a line per filter."""
     return construction_panels_figure(data, log_x=log_axis(data["step"])).update_layout(
-        height=660, title=title, margin={"t": 90})
+        height=660, title=title, margin={"t": 90}, hovermode="x unified")
 
 
 def fd_figure(results: Sequence[FDCorrelation], title: str | None = None) -> go.Figure:
@@ -165,6 +187,7 @@ def fd_figure(results: Sequence[FDCorrelation], title: str | None = None) -> go.
         raise InputError("no pair could be computed")
     fig = fd_scatter_figure(pd.concat([r.points() for r in results], ignore_index=True))
     for annotation, r in zip(fig.layout.annotations, results):
-        annotation.text = f"{readable_series(r.y)}<br>ρ = {r.spearman:.2f}, p = {r.spearman_p:.3f}, n = {r.n}"
+        name = "<br>".join(textwrap.wrap(readable_series(r.y), PANEL_TITLE_WIDTH // len(results)))
+        annotation.text = f"{name}<br>ρ = {r.spearman:.2f}, p = {r.spearman_p:.3f}, n = {r.n}"
     fig.update_layout(height=460, margin={"t": 110}, title=title)
     return fig

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
 from pfcore.plots.common import require_columns, set_title
+from pfcore.plots.kit import finish, model_colors
 
 WORD_COLUMNS = ("model", "position", "word", "word_or", "focus2", "surprisal_construction_bits",
                 "surprisal_or_bits", "difference_bits")
@@ -28,8 +28,9 @@ def word_curves_figure(words: pd.DataFrame, connective: str, title: str | None =
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.65, 0.35], vertical_spacing=0.06)
     first = words[words["model"] == words["model"].iloc[0]]
     labels = [f"{p}:{word_label(w, o)}" for p, w, o in zip(first["position"], first["word"], first["word_or"])]
-    for index, (model, part) in enumerate(words.groupby("model", sort=False)):
-        color = qualitative.Plotly[index % len(qualitative.Plotly)]
+    colors = model_colors(map(str, words["model"]))
+    for model, part in words.groupby("model", sort=False):
+        color = colors[str(model)]
         x = labels[:len(part)]
         for column, dash, name in (("surprisal_construction_bits", "solid", f"'{connective}'"),
                                    ("surprisal_or_bits", "dot", "'or'")):
@@ -44,9 +45,9 @@ def word_curves_figure(words: pd.DataFrame, connective: str, title: str | None =
     fig.add_hline(y=0, line_color="grey", row=2, col=1)
     fig.update_yaxes(title_text="surprisal (bits)", row=1, col=1)
     fig.update_yaxes(title_text=f"'{connective}' − 'or' (bits)", row=2, col=1)
-    fig.update_layout(barmode="group", height=560, margin={"t": 70}, legend={"orientation": "h", "y": -0.15})
+    fig.update_layout(barmode="group", height=560, margin={"t": 70})
     set_title(fig, title)
-    return fig
+    return finish(fig)
 
 
 def _shade_focus(fig: go.Figure, labels: list[str], focus: list[bool]) -> None:
@@ -79,6 +80,6 @@ def checkpoint_figure(series: pd.DataFrame, effect_unit: str, *, effect: str, ti
     fig.update_yaxes(exponentformat="power")  # 2x10^-5, not the SI "20µ"
     fig.update_yaxes(title_text=f"effect ({effect_unit})", row=1, col=1)
     fig.update_yaxes(title_text="surprisal (bits)", row=2, col=1)
-    fig.update_layout(height=560, margin={"t": 80}, legend={"orientation": "h", "y": -0.15})
+    fig.update_layout(height=560, margin={"t": 80})
     set_title(fig, title, subtitles=True)
-    return fig
+    return finish(fig)

@@ -14,6 +14,8 @@ from pfcore.suites.registry import get_suite
 from pfcore.ui.downloads import chart, download_csv
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.model import ModelChoice, scorer
+from pfcore.ui.progress import progress_callback
+from pfcore.ui.text import plain
 from pfcore.views.constructions import Trial, definition_from_text, score_trial, trial_of
 
 EXPLAIN = """Test a construction of your own the way the paper tests its four: a **definition** says its
@@ -37,10 +39,11 @@ def render_constructions_section(choice: ModelChoice | None) -> None:
         upload = st.file_uploader("Upload a definition (.yaml)", type=["yaml", "yml"], key="cx_upload")
         typed = "" if policy.public else st.text_area("...or write one", key="cx_text", height=140,
                                                       placeholder=TEMPLATE)
+        name: str | None
         if upload is not None:
             name, data = upload.name, upload.getvalue()
         elif typed.strip():
-            name, data = "definition.yaml", typed.encode("utf-8")
+            name, data = None, typed.encode("utf-8")
         else:
             st.info("Upload a construction definition to try it, for example:" if policy.public else
                     "Write or upload a construction definition to try it, for example:")
@@ -50,7 +53,7 @@ def render_constructions_section(choice: ModelChoice | None) -> None:
         d = trial.definition
         st.caption(f"`{d.name}`: '{d.connective}', a {d.licensing} context, focus 2 the {d.focus2} end; "
                    f"its first block of {len(trial.preview)} semantic items:")
-        st.dataframe(trial.preview, hide_index=True)
+        st.dataframe(trial.preview, hide_index=True, placeholder="")
         _score_section(trial, choice)
 
 
@@ -66,8 +69,9 @@ def _score_section(trial: Trial, choice: ModelChoice | None) -> None:
     key = (trial.definition.sha256, choice.spec.label, blocks)
     if st.button(f"Score {blocks} block{'s' if blocks > 1 else ''} beside the four", key="cx_score"):
         method = get_suite(SuiteName.SEMANTIC).default_method(kind_of(choice.spec.kind))
-        with policy.run_slot(), st.spinner(f"Scoring with {choice.spec.label}..."):
-            st.session_state[RESULT] = (key, score_trial(trial, scorer(choice.spec, method), blocks))
+        with policy.run_slot():  # a bar with done of total requests, from the cache, rate and time left
+            progress = progress_callback(f"Scoring with {plain(choice.spec.label)}")
+            st.session_state[RESULT] = (key, score_trial(trial, scorer(choice.spec, method), blocks, progress))
     stored = st.session_state.get(RESULT)
     if stored is None or stored[0] != key or stored[1].summary is None:
         return
@@ -79,5 +83,5 @@ def _score_section(trial: Trial, choice: ModelChoice | None) -> None:
     st.caption("Accuracy of the decisions (0-1) with 95% Wilson intervals; n is the number of decisions, four "
                "per block. A few blocks give wide intervals: read the bars against them, not as a finding.")
     table = summary[["construction", "origin", "filter", "accuracy", "ci_low", "ci_high", "n"]]
-    st.dataframe(table, hide_index=True)
+    st.dataframe(table, hide_index=True, placeholder="")
     download_csv(table, f"{trial.definition.name}_beside_the_four.csv", "Accuracies (CSV)")

@@ -1,20 +1,35 @@
-"""Downloads for what a page shows: tables as CSV, records as JSON, charts as HTML."""
+"""Downloads for what a page shows: tables as CSV, records as JSON, charts as SVG, PNG and HTML."""
 from __future__ import annotations
 
 import json
 import re
+from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 import plotly.graph_objects as go
 import streamlit as st
 
+from pfcore.plots.export import IMAGE_FORMATS, browser_path, figure_image, html_megabytes
+
 if TYPE_CHECKING:  # every page's sidebar reads this module: pandas only where a table is downloaded
+    from collections.abc import Callable
+
     import pandas as pd
 
 
 def slug(name: str) -> str:
     """A name usable in a file name."""
     return "".join(ch if ch.isalnum() or ch in "-." else "_" for ch in name)
+
+
+DATA_SUFFIXES = (".csv", ".tsv", ".json", ".jsonl", ".txt", ".yaml", ".yml")
+
+
+def file_stem(name: str) -> str:
+    """A file's name without its folder and data suffix, usable in a file name: "my_stimuli.csv" ->
+    "my_stimuli" (so a download is "my_stimuli_words.csv", not "my_stimuli.csv_words.csv")."""
+    path = PurePath(name.replace("\\", "/"))
+    return slug(path.stem if path.suffix.lower() in DATA_SUFFIXES else path.name)
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet reads as the start of a formula
@@ -73,8 +88,20 @@ def export_config(file_name: str) -> dict[str, object]:
 
 
 def chart(fig: go.Figure, file_name: str, key: str) -> None:
-    """Draw a plotly figure, its toolbar exporting SVG or PNG (the sidebar's choice), with a
-    download button for it as interactive HTML."""
+    """Draw a plotly figure, its toolbar exporting SVG or PNG (the sidebar's choice), with download
+    buttons for it as a light SVG and PNG (drawn when pressed; where a browser is there to draw them)
+    and as interactive HTML, which says how large it is."""
     st.plotly_chart(fig, key=key, config=export_config(file_name))
-    st.download_button("Download chart (HTML)", lambda: figure_html(fig), file_name=file_name,
-                       mime="text/html", key=f"html-{key}", on_click="ignore")
+    stem = file_name.rsplit(".", 1)[0]
+    row = st.container(horizontal=True)
+    for fmt in IMAGE_FORMATS if browser_path() else ():
+        row.download_button(f"Download chart ({fmt.upper()})", _image(fig, fmt), file_name=f"{stem}.{fmt}",
+                            mime=IMAGE_FORMATS[fmt], key=f"{fmt}-{key}", on_click="ignore")
+    row.download_button("Download chart (HTML)", lambda: figure_html(fig), file_name=f"{stem}.html",
+                        mime="text/html", key=f"html-{key}", on_click="ignore",
+                        help=f"interactive, opens offline: about {html_megabytes(fig):.1f} MB, most of it plotly.js")
+
+
+def _image(fig: go.Figure, fmt: str) -> Callable[[], bytes]:
+    """The image of a chart, drawn only when its button is pressed."""
+    return lambda: figure_image(fig, fmt)

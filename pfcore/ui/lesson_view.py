@@ -9,29 +9,42 @@ from typing import Protocol
 
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from pfcore.errors import InputError
 from pfcore.glossary import TERMS, term
-from pfcore.lesson import GLOSSARY, GLOSSARY_STEP, LESSON, LessonContext, Step, StepResult, glossary_link, run_lesson
+from pfcore.lesson import (
+    GLOSSARY,
+    GLOSSARY_STEP,
+    LESSON,
+    LessonContext,
+    Step,
+    StepResult,
+    glossary_link,
+    lesson_step,
+    run_lesson,
+    run_step,
+)
 from pfcore.lesson.handout import handout_html
 from pfcore.lesson.steps import TABLE_NAMES
 from pfcore.plots.lesson import projector
 from pfcore.probe import MAX_CHARS
 from pfcore.store.cache import ScoreCache
 from pfcore.ui.downloads import chart
-from pfcore.ui.links import Param, Query, apply, choice_of, current
-from pfcore.ui.model import ModelChoice, lazy_scorer
+from pfcore.ui.links import Param, Query, apply, choice_of, current, opened_query, publish, show_link
+from pfcore.ui.model import ModelChoice, apply_models_link, lazy_scorer, models_query
 from pfcore.ui.text import plain
+from pfcore.ui.trajectories_view import results_table
 
 SCREENS = [str(s.number) for s in LESSON] + [GLOSSARY_STEP]
 STEP_KEY, PRESENTER_KEY, TERM_KEY = "lesson_step", "lesson_presenter", "lesson_term"
 FIELD_NAMES = tuple(dict.fromkeys(f.name for s in LESSON for f in s.fields))
 PRESENTER_CSS = """<style>
-[data-testid="stMainBlockContainer"] {max-width: 100%; padding-left: 3rem; padding-right: 3rem;}
+[data-testid="stMainBlockContainer"] {max-width: 100%; padding: 1.5rem 3rem 3rem 3rem;}
+[data-testid="stMainBlockContainer"] h1 {display: none;}
 [data-testid="stMainBlockContainer"] p, [data-testid="stMainBlockContainer"] li,
 [data-testid="stMainBlockContainer"] label, [data-testid="stMainBlockContainer"] input {font-size: 1.55rem !important;}
-[data-testid="stMainBlockContainer"] h1 {font-size: 3rem;}
-[data-testid="stMainBlockContainer"] h2 {font-size: 2.5rem;}
+[data-testid="stMainBlockContainer"] h2 {font-size: 2.2rem; padding-top: 0;}
 [data-testid="stMainBlockContainer"] h3 {font-size: 2rem;}
 </style>"""
 
@@ -109,21 +122,27 @@ def _move(delta: int) -> None:
     st.session_state[STEP_KEY] = SCREENS[min(max(index + delta, 0), len(SCREENS) - 1)]
 
 
-def navigation() -> str:
-    """The step indicator (a link per step), Back and Next, and the presenter toggle; the screen shown."""
+def navigation(*, presenter: bool = False) -> str:
+    """The step indicator (a link per step), Back and Next, and the presenter toggle; the screen shown.
+    In the presenter view all on one row, so that the step's first chart fits the screen below it."""
     st.session_state.setdefault(STEP_KEY, SCREENS[0])
-    screen = st.segmented_control("Step", SCREENS, format_func=_label, required=True, key=STEP_KEY,
-                                  persist_state="session") or SCREENS[0]
+    if presenter:
+        back, forward, steps, toggle = st.columns([1.2, 1.2, 5, 2], vertical_alignment="center")
+    else:
+        steps = st.container()
+        back, forward, toggle = st.columns([1, 1, 3])
+    screen = steps.segmented_control("Step", SCREENS, format_func=_label, required=True, key=STEP_KEY,
+                                     persist_state="session",
+                                     label_visibility="collapsed" if presenter else "visible") or SCREENS[0]
     index = SCREENS.index(screen)
-    back, forward, toggle = st.columns([1, 1, 3])
     back.button("Back", key="lesson_back", on_click=_move, args=(-1,), disabled=index == 0,
-                icon=":material/arrow_back:", width="stretch")
+                icon=":material/arrow_back:", width="stretch", shortcut="Left")
     forward.button("Next", key="lesson_next", on_click=_move, args=(1,), disabled=index == len(SCREENS) - 1,
-                   icon=":material/arrow_forward:", type="primary", width="stretch")
+                   icon=":material/arrow_forward:", type="primary", width="stretch", shortcut="Right")
     toggle.toggle("Presenter view", key=PRESENTER_KEY, persist_state="session",
                   help="for a projector: large type, wide charts, the sidebar folded away")
     if screen != GLOSSARY_STEP:
-        st.caption(f"Step {screen} of {len(LESSON)}")
+        (toggle if presenter else st).caption(f"Step {screen} of {len(LESSON)}")
     return screen
 
 
@@ -171,11 +190,53 @@ def reading(place: Placeholder, step: Step) -> Iterator[None]:
         place.empty()
 
 
-def render_step(result: StepResult, *, presenter: bool) -> None:
-    """One computed step: its charts, what to notice, the aside, the numbers and the question."""
+def step_columns(*, presenter: bool) -> tuple[DeltaGenerator, DeltaGenerator]:
+    """Where a step's words and its charts go: in the presenter view side by side, so that the first
+    chart stands whole on a 1280x720 screen under Back and Next; else one after the other."""
+    if presenter:
+        words, charts = st.columns([2, 3], gap="medium")
+        return words, charts
+    return st.container(), st.container()
+
+
+BEFORE_YOU_LOOK = "Before you"  # a question asked before the chart that answers it
+
+
+def asks_first(step: Step, *, presenter: bool) -> bool:
+    """Whether the step asks its question before its chart: a "Before you look" question in the
+    presenter view."""
+    return presenter and step.question.startswith(BEFORE_YOU_LOOK)
+
+
+def _reveal_key(step: Step) -> str:
+    """The session key of a step's "Show the answer" switch."""
+    return f"lesson_reveal_{step.number}"
+
+
+def _ask(step: Step) -> bool:
+    """The question for the class and the switch that shows its answer; whether it is on."""
+    st.markdown(f"#### Question for the class\n{step.question}")
+    return st.toggle("Show the answer", key=_reveal_key(step), value=False)
+
+
+def revealed(step: Step, *, presenter: bool) -> bool:
+    """Whether the step's charts are shown: a question asked first keeps its answer hidden (the
+    question then stands where the chart will) until the teacher reveals it; then the question
+    moves beside the step's words (here) and the chart takes the top of the screen."""
+    if not asks_first(step, presenter=presenter):
+        return True
+    return bool(st.session_state.get(_reveal_key(step))) and _ask(step)
+
+
+def render_step(result: StepResult, *, presenter: bool, shown: bool = True) -> None:
+    """One computed step: its charts, what to notice, the aside, the numbers and the question (in the
+    presenter view a "Before you look" question first, in the chart's place, until `shown`)."""
     step = result.step
     if result.problem:
         st.error(plain(result.problem))
+    if not shown:
+        _ask(step)
+        return
     for index, fig in enumerate(result.figures, start=1):
         chart(projector(fig) if presenter else fig, f"lesson_step{step.number}_{index}.html",
               key=f"lesson_chart_{step.number}_{index}")
@@ -189,8 +250,9 @@ def render_step(result: StepResult, *, presenter: bool) -> None:
         with st.expander("The numbers", expanded=not presenter):
             for name, table in result.numbers.items():
                 st.caption(TABLE_NAMES[name])
-                st.dataframe(table, hide_index=True)
-    st.markdown(f"#### Question for the class\n{step.question}")
+                st.dataframe(table, hide_index=True, placeholder="")
+    if not asks_first(step, presenter=presenter):  # else asked beside the words
+        st.markdown(f"#### Question for the class\n{step.question}")
     _words_used(step)
 
 
@@ -232,3 +294,36 @@ def _handout(context: LessonContext, given: Mapping[int, Mapping[str, str]]) -> 
     """The handout's HTML (computed when it is downloaded; scores come from the cache)."""
     with ScoreCache() as cache:
         return handout_html(run_lesson(context.with_cache(cache), given), model=context.label)
+
+
+def link_notes() -> list[str]:
+    """Open the page's link (its step, view, sentences and models) into the widgets; a note for each
+    parameter that is not the page's."""
+    opened = opened_query("lesson")
+    return (apply_models_link(opened) + open_link(opened)) if opened is not None else []
+
+
+def render_screen(screen: str, choice: ModelChoice | None, notes: list[str], *, presenter: bool) -> None:
+    """One screen of the lesson: the glossary, or a step (its words, its charts computed by the
+    sidebar's model, the link that reopens it, the handout)."""
+    link = publish("lesson", link_query(screen) | models_query(choice))
+    if screen == GLOSSARY_STEP:
+        render_glossary()
+        show_link(link, notes)
+        return
+    step = lesson_step(int(screen))
+    words, charts = step_columns(presenter=presenter)
+    with words:
+        given = sentences(step)
+        shown = revealed(step, presenter=presenter)
+    if choice is None:
+        show_link(link, notes)
+        st.info("Load a model in the sidebar: the lesson's numbers are computed by it.")
+        return
+    context = lesson_context(choice, results_table())
+    with charts:
+        with reading(st.empty(), step), ScoreCache() as cache:
+            result = run_step(step, context.with_cache(cache), given)
+        render_step(result, presenter=presenter, shown=shown)
+    show_link(link, notes)
+    handout_button(context, class_sentences())

@@ -42,7 +42,7 @@ def render_mixed_effects() -> None:
             "coef": st.column_config.NumberColumn(format="%.3f"),
             "se": st.column_config.NumberColumn("SE", format="%.3f"),
             "z": st.column_config.NumberColumn(format="%.2f"),
-            "p": st.column_config.NumberColumn(format="%.3g")})
+            "p": st.column_config.NumberColumn(format="%.3g")}, placeholder="")
         download_csv(tables.table, "mixed_effects.csv", "Download the coefficients (CSV)", key="mixed_effects_csv")
         with st.expander("What was tried to reproduce the paper's p = .011"):
             if st.button("Refit under each explanation (about 10 s)", key="mixed_refits"):
@@ -50,7 +50,7 @@ def render_mixed_effects() -> None:
                 st.dataframe(refits, hide_index=True, column_config={
                     "coef": st.column_config.NumberColumn("ln parameters: coef", format="%.3f"),
                     "p_min": st.column_config.NumberColumn("p (lowest)", format="%.2g"),
-                    "p_max": st.column_config.NumberColumn("p (highest)", format="%.2g")})
+                    "p_max": st.column_config.NumberColumn("p (highest)", format="%.2g")}, placeholder="")
                 download_csv(refits, "mixed_effects_refits.csv", "Download the refits (CSV)", key="mixed_refits_csv")
 
 

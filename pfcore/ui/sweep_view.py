@@ -40,7 +40,7 @@ def render_sweep_section() -> None:
         plan = load_plan(plan_file)
         jobs = plan_jobs(plan)
         st.caption(plan_caption(plan, jobs))
-        st.dataframe(jobs_table(jobs), hide_index=True)
+        st.dataframe(jobs_table(jobs), hide_index=True, placeholder="")
         b1, b2, _ = st.columns([1, 1, 4])
         start = b1.button("Start (local Ray)", type="primary", key="sweep_start")
         stop = b2.button("Stop", key="sweep_stop")
@@ -84,5 +84,5 @@ def _drawer() -> Callable[[SweepProgress], None]:
 def _show_summary(summary: SweepSummary) -> None:
     """The last sweep's summary: one line, the failed jobs' reasons, a table and a JSON download."""
     (st.warning if summary.of(FAILED) else st.success)(summary.line())
-    st.dataframe(summary.table(), hide_index=True)
+    st.dataframe(summary.table(), hide_index=True, placeholder="")
     download_json(summary.to_json(), "sweep_summary.json", "Summary (JSON)", key="sweep_summary_json")

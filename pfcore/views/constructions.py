@@ -16,7 +16,7 @@ from pfcore.files import file_slug
 from pfcore.items import default_items, generate_semantic, load_lexicon
 from pfcore.items.constructions import DEFINITION_FILE, Definition, constructions, read_definition
 from pfcore.items.definition_checks import definition_problems
-from pfcore.items.schema import SemanticItem
+from pfcore.items.schema import MASK, SemanticItem
 from pfcore.names import SuiteName, construction_title
 from pfcore.scoring.requests import Progress, RequestScorer
 from pfcore.store.cache import ScoreCache
@@ -24,7 +24,7 @@ from pfcore.suites.base import RunConfig, ScoreContext
 from pfcore.suites.semantic import SUITE, limit_blocks
 
 SHOWN_FILTERS = ("all", "aligned", "misaligned")
-PREVIEW_COLUMNS = ("connective", "context_order", "followup_order", "context", "followup")
+PREVIEW_COLUMNS = ("connective", "context_order", "followup_order", "context")
 
 
 @dataclass(frozen=True)
@@ -37,22 +37,27 @@ class Trial:
     summary: pd.DataFrame | None = None
 
 
-def definition_from_text(file_name: str, data: bytes) -> Definition:
-    """A definition from the bytes a visitor typed or uploaded, read as a file of that name would be
-    (the same checks, one line per problem); a name of the four is refused."""
+TYPED = "the definition you wrote"  # how a message names typed text (no file the visitor knows of)
+
+
+def definition_from_text(file_name: str | None, data: bytes) -> Definition:
+    """A definition from the bytes a visitor uploaded (`file_name`) or typed (None), read as a file
+    would be (the same checks, one line per problem, naming the visitor's file or TYPED); a name of
+    the four is refused."""
     deployment().check_upload(len(data))
     if len(data) > DEFINITION_FILE.cap:
         raise InputError(f"the definition has {len(data):,} bytes; a definition may have {DEFINITION_FILE.cap:,}")
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / f"{file_slug(Path(file_name).stem) or 'definition'}.yaml"
+        path = Path(folder) / f"{file_slug(Path(file_name or '').stem) or 'definition'}.yaml"
         path.write_bytes(data)
         try:  # the definition, and its problems now and later (unknown frames), name the visitor's file alone
-            definition = replace(read_definition(path), path=Path(path.name))
+            definition = replace(read_definition(path), path=Path(path.name if file_name else TYPED))
             problems = definition_problems(definition, constructions().values(), load_lexicon())  # as `check` does
             if problems:
                 raise InputError("; ".join(problems))
-        except InputError as exc:
-            raise InputError(str(exc).replace(str(Path(folder)) + "/", "")) from None
+        except InputError as exc:  # name the visitor's file (or their text), not the server's temporary folder
+            message = str(exc).replace(str(Path(folder)) + "/", "")
+            raise InputError(message if file_name else message.replace(path.name, TYPED)) from None
     known = constructions()
     if definition.name in known and known[definition.name].built_in:
         raise InputError(f"{definition.path}: name: the name is one of the paper's four; choose another name")
@@ -66,7 +71,14 @@ def trial_of(definition: Definition) -> Trial:
     if not items:
         raise InputError(f"{definition.name} generates no semantic items (check its frames and tests)")
     first = [i for i in items if i.block_id == items[0].block_id]
-    return Trial(definition, pd.DataFrame([{c: getattr(i, c) for c in PREVIEW_COLUMNS} for i in first]))
+    return Trial(definition, pd.DataFrame([_preview_row(i) for i in first]))
+
+
+def _preview_row(item: SemanticItem) -> dict[str, str]:
+    """One item as the preview shows it: its follow-up as the model reads it, once with each fill
+    (not the template with its blank)."""
+    row = {c: str(getattr(item, c)) for c in PREVIEW_COLUMNS}
+    return row | {f"follow-up with '{fill}'": item.followup.replace(MASK, fill) for fill in item.fills}
 
 
 def score_trial(trial: Trial, scorer: RequestScorer, blocks: int, progress: Progress | None = None) -> Trial:

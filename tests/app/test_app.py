@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from pfcore.items.schema import CONSTRUCTIONS
 from pfcore.models import ModelSpec
+from pfcore.plots.export import browser_path
 from pfcore.probe import FRAME_EXAMPLE
 from pfcore.progress import ProgressMeter, format_seconds
 from pfcore.runs.runner import RunConfig, run_suite
@@ -231,7 +232,8 @@ def test_run_page_runs_and_shows_results(tiny_gpt2: Path, cache_dir: Path) -> No
     assert set(summary["filter"]) >= {"NPI", "Avg_Test"}  # the newest run (syntax) is shown
     assert summary["ci_low"].le(summary["accuracy"]).all()
     labels = [b.proto.label for b in at.get("download_button")]
-    assert labels == ["Download chart (HTML)", "Summary (CSV)", "Per-item scores (CSV)",
+    images = ["Download chart (SVG)", "Download chart (PNG)"] if browser_path() else []  # kaleido draws them
+    assert labels == [*images, "Download chart (HTML)", "Summary (CSV)", "Per-item scores (CSV)",
                       "Manifest (JSON)", "Summary (JSON)"]
     at.selectbox(key="run_pick").set_value(str(list_runs()[1].path)).run()
     assert set(at.dataframe[0].value["filter"]) == {"all", "aligned", "misaligned", "aligned1",

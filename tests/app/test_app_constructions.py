@@ -3,6 +3,7 @@ block of items, and its first blocks scored beside the four's on one chart, with
 bad definition is one message; in public mode there is no box to type in (uploads only)."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -19,10 +20,14 @@ def test_a_written_definition_is_scored_beside_the_four(tiny_gpt2: Path, cache_d
     no_errors(at)
     preview = at.dataframe[0].value
     assert len(preview) == 8 and set(preview["connective"]) == {"not even", "or"}
+    followups = [c for c in preview.columns if c.startswith("follow-up with")]  # issue 37: not the <MASK> template
+    assert len(followups) == 2 and not preview[followups].apply(lambda col: col.str.contains("<")).any().any()
     assert any("`not_even`: 'not even', a negative context, focus 2 the weaker end" in c for c in texts(at.caption))
     at.number_input(key="cx_blocks").set_value(1).run()
     at.button(key="cx_score").click().run()
     no_errors(at)
+    bars = [p.proto.text for p in at.get("progress")]  # issue 37: a bar with counts, not only a spinner
+    assert any(re.search(r"Scoring with .*: [\d,]+ of [\d,]+ ", text) for text in bars), bars
     table = at.dataframe[1].value
     assert set(table["construction"]) == {"let_alone", "much_less", "not_to_mention", "never_mind", "not_even"}
     assert set(table.loc[table["construction"] == "not_even", "origin"]) == {"user-defined"}
@@ -37,6 +42,8 @@ def test_a_bad_definition_is_one_message_and_nothing_is_scored(tiny_gpt2: Path, 
     assert not at.exception
     assert any("missing focus2" in e for e in texts(at.error))
     assert not [b for b in at.button if b.key == "cx_score"]
+    assert not [e for e in texts(at.error) if "definition.yaml" in e]  # issue 37: a file the visitor never named
+    assert any("the definition you wrote" in e for e in texts(at.error)), texts(at.error)
 
 
 def test_public_mode_takes_definitions_by_upload_only(monkeypatch: pytest.MonkeyPatch, cache_dir: Path) -> None:

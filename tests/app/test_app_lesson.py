@@ -121,3 +121,21 @@ def test_every_step_with_the_default_model(default_model_cache: Path) -> None:
     at = AppTest.from_file(str(ROOT / PAGE), default_timeout=600).run()
     assert "smollm2-135m-instruct-q4_1" in texts(at.sidebar.success)[0]
     walk(at)
+
+
+def test_the_presenter_view_asks_before_it_shows(fake_model: str, cache_dir: Path) -> None:
+    """Issue 37: "Before you look..." stood under the chart that answers it. In the presenter view the
+    question comes first and the chart waits until the teacher reveals it; Back and Next answer the
+    arrow keys."""
+    at = page(PAGE, fake_model)
+    at.query_params["presenter"] = "1"
+    at.run()
+    no_errors(at)
+    assert LESSON[0].question.startswith("Before you look")
+    assert not at.get("plotly_chart") and not notices(at)
+    assert any(LESSON[0].question in m for m in texts(at.markdown))
+    at.toggle(key="lesson_reveal_1").set_value(True).run()
+    check_step(at, 1)
+    assert [m for m in texts(at.markdown) if LESSON[0].question in m] != []
+    assert (at.button(key="lesson_back").proto.shortcut, at.button(key="lesson_next").proto.shortcut) == (
+        "left", "right")

@@ -139,9 +139,11 @@ def test_own_and_published_side_by_side(tiny_gpt2: Path, cache_dir: Path, shared
     at.selectbox(key="traj_model").set_value(TINY).run()
     at.multiselect(key=widget_key("compare", TINY, "own")).set_value([scope_key(PYTHIA, BUNDLED)]).run()
     no_errors(at)
-    names = traces(at, 0)
-    assert "PF meaning, plausible (pf_avg:aligned) · tiny-series (your runs)" in names
-    assert "PF meaning, plausible (pf_avg:aligned) · EleutherAI/pythia-12b (published @ a6b6990)" in names
+    names = traces(at, 0)  # short names in the legend (issue 37), the whole label on hover
+    assert "PF meaning, plausible · tiny-series" in names and "PF meaning, plausible · pythia-12b" in names
+    hover = [t.get("meta") for t in json.loads(at.get("plotly_chart")[0].proto.spec)["data"]]
+    assert "PF meaning, plausible (pf_avg:aligned) · tiny-series (your runs)" in hover
+    assert "PF meaning, plausible (pf_avg:aligned) · EleutherAI/pythia-12b (published @ a6b6990)" in hover
 
 
 def test_mixed_effects_on_the_paper_and_with_own_runs(tiny_gpt2: Path, cache_dir: Path,

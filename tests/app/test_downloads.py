@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from pfcore.ui.downloads import csv_bytes
 from tests.app_helpers import no_errors, page
@@ -82,3 +83,26 @@ def test_a_linked_sentence_that_is_a_formula_leaves_as_text(fake_model: str, cac
     assert shown and all(c.startswith("'") for c in shown)
     assert not [c for name, data in offered.items() if name.endswith(".csv") for r in cells(data) for c in r
                 if c[:1] in ("=", "+", "@", "\t", "\r")]
+
+
+def test_downloads_are_named_without_a_doubled_extension(fake_model: str, cache_dir: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 37: the Stimuli download was named my_stimuli.csv_words.csv; a chart's HTML download
+    said nothing of its 4.8 MB."""
+    names: dict[str, str] = {}
+    original = DeltaGenerator.download_button  # buttons in a row are drawn by the row's own method
+
+    def spy(self: DeltaGenerator, label: str, data: object, file_name: str | None = None, **kwargs: object) -> bool:
+        names[label] = f"{file_name} {kwargs.get('help') or ''}"
+        return original(self, label, data, file_name=file_name, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(DeltaGenerator, "download_button", spy)
+    monkeypatch.setattr(st, "download_button", lambda *args, **kwargs: spy(st._main, *args, **kwargs))
+    upload = "sentence\nThe key is here.\nThe keys are here.\n"
+    at = page("pages/6_Stimuli.py", fake_model).run()
+    at.file_uploader(key="stimuli_upload").set_value(("my_stimuli.csv", upload.encode(), "text/csv")).run()
+    no_errors(at)
+    assert names["Download the words (CSV)"].split()[0] == "my_stimuli_words.csv"
+    html = names["Download chart (HTML)"]
+    assert html.startswith("my_stimuli_words.html ") and " MB" in html
+    assert all(".csv_" not in name and ".html." not in name for name in names.values())

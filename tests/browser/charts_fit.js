@@ -1,0 +1,54 @@
+() => {
+  const out = [];
+  const pageRect = document.querySelector('[data-testid="stMainBlockContainer"]');
+  for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+    const L = gd._fullLayout; if (!L) continue;
+    const problems = [];
+    const title = (L.title && L.title.text) || '';
+    // points inside ranges
+    for (const t of gd._fullData) {
+      if (t.visible !== true || !(t.type === 'scatter' || t.type === 'scattergl')) continue;
+      for (const letter of ['x', 'y']) {
+        const ax = L[(t[letter + 'axis'] || letter).replace(/^([xy])/, '$1axis')];
+        if (!ax || ax.type === 'category' || ax.type === 'multicategory' || ax.type === 'date') continue;
+        const vals = t[letter] || [];
+        const r = ax.range.map(Number); const lo = Math.min(...r), hi = Math.max(...r);
+        for (const v of vals) {
+          if (v === null || v === undefined || typeof v === 'string') continue;
+          const l = ax.type === 'log' ? Math.log10(v) : v;
+          if (!isFinite(l)) continue;
+          if (l < lo - 1e-9 || l > hi + 1e-9) { problems.push(`point ${letter}=${v} outside ${ax._name} [${lo},${hi}] (${t.name})`); break; }
+        }
+      }
+    }
+    // legend vs plotting areas
+    const box = gd.getBoundingClientRect();
+    const legend = gd.querySelector('.legend');
+    const plots = Object.values(L._plots || {}).map(p => ({l: box.left + p.xaxis._offset, r: box.left + p.xaxis._offset + p.xaxis._length,
+                                                           t: box.top + p.yaxis._offset, b: box.top + p.yaxis._offset + p.yaxis._length}));
+    if (legend && L.showlegend !== false) {
+      const g = legend.getBoundingClientRect();
+      for (const p of plots) {
+        if (g.left < p.r - 1 && g.right > p.l + 1 && g.top < p.b - 1 && g.bottom > p.t + 1) { problems.push(`legend overlaps a plot`); break; }
+      }
+    }
+    // text inside the chart
+    const svg = gd.querySelector('.main-svg').getBoundingClientRect();
+    for (const tx of gd.querySelectorAll('text')) {
+      const r = tx.getBoundingClientRect();
+      if (!r.width || !tx.textContent.trim()) continue;
+      if (r.left < svg.left - 1 || r.right > svg.right + 1 || r.top < svg.top - 1 || r.bottom > svg.bottom + 1)
+        problems.push(`text '${tx.textContent.slice(0, 40)}' outside the chart ${Math.round(r.left-svg.left)},${Math.round(svg.right-r.right)},${Math.round(r.top-svg.top)},${Math.round(svg.bottom-r.bottom)}`);
+    }
+    // log tick labels
+    for (const k of Object.keys(L)) {
+      const ax = L[k];
+      if (/^[xy]axis\d*$/.test(k) && ax.type === 'log') {
+        const labels = [...gd.querySelectorAll(`.${ax._id}tick text`)].map(e => e.textContent);
+        if (labels.some(s => !/^(1|10|100)(\.0+)?[kMBT]?$|^0\.0*1$/.test(s))) problems.push(`${k} log labels ${labels.join(' ')}`);
+      }
+    }
+    out.push({title: title.slice(0, 60), top: box.top + window.scrollY, bottom: box.bottom + window.scrollY, problems});
+  }
+  return out;
+}

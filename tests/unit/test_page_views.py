@@ -1,0 +1,25 @@
+"""What the pages show beside their charts, in words (issue 37): the note for a model without
+meaning results, the Models tables' column names."""
+from __future__ import annotations
+
+from pfcore.store.published import labelled, read_bundle
+from pfcore.views.models import column_titles
+from pfcore.views.trajectories import missing_series_notes
+
+
+def test_a_model_without_meaning_results_is_said_side_by_side() -> None:
+    """Issue 37: adding a Pythia-deduped model added a syntax curve only, with no word why."""
+    bundle = read_bundle()
+    table = labelled(bundle.rows, bundle.label)
+    scopes = [f"{bundle.label}|EleutherAI/pythia-12b", f"{bundle.label}|EleutherAI/pythia-14m-deduped"]
+    notes = missing_series_notes(table, scopes, ["pf_avg:aligned", "syntax:Avg_Test"])
+    assert notes == ["EleutherAI/pythia-14m-deduped (published @ a6b6990) has no PF meaning, plausible (it has no "
+                     "meaning results at all, only other tests): those curves are not drawn for it."]
+    assert missing_series_notes(table, scopes[:1], ["pf_avg:aligned", "syntax:Avg_Test"]) == []
+
+
+def test_models_tables_name_their_columns_in_words() -> None:
+    """Issue 37: the Models page's table columns were raw (`letalone`)."""
+    assert column_titles(["model", "letalone", "muchless", "nottomention", "nevermind", "avg", "source"]) == {
+        "letalone": "Let alone", "muchless": "Much less", "nottomention": "Not to mention",
+        "nevermind": "Never mind", "avg": "mean of the four"}
