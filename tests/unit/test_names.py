@@ -85,7 +85,8 @@ MANIFEST = """{
     "chunk": 2048,
     "out": null,
     "shared": true,
-    "first_token": "no BOS: first token of a whole sentence unscored (minicons default)"
+    "first_token": "no BOS: first token of a whole sentence unscored (minicons default)",
+    "precision": "float32 (the paper's precision)"
   },
   "versions": {},
   "git_commit": null,
