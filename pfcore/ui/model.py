@@ -241,11 +241,17 @@ def sidebar_model(*, wait: bool = True) -> ModelChoice | None:
         return None
     parameters, note = kind_of(spec.kind).parameters(loaded), kind_of(spec.kind).note
     size = f"{parameters / 1e6:,.1f}M parameters" if parameters is not None else "parameters unknown"
-    ready = f"**{plain(spec.label)}** ({spec.kind}) ready: {size}, loaded in {loaded.seconds:.1f} s"
+    ready = f"**{plain(spec.label)}** ({spec.kind}) ready: {size}, {load_time(loaded)}"
     st.sidebar.warning(f"{ready}: {note}") if note else st.sidebar.success(ready)
     if deployment().allows_paths:
         st.sidebar.caption(f"from `{loaded.source}`")
     return ModelChoice(spec, parameters, compare_picker(spec))
+
+
+def load_time(loaded: LoadedModel) -> str:
+    """How long the model took to load, its GGUF file's first conversion included and named."""
+    converting = f" (of which {loaded.converting_s:.1f} s converting the GGUF file once)" if loaded.converting_s else ""
+    return f"loaded in {loaded.seconds:.1f} s{converting}"
 
 
 def model_loading() -> bool:
