@@ -73,10 +73,49 @@ class Deployment:
     upload_cap: int = DEFAULT_UPLOAD_MIB * MIB
     variants: tuple[tuple[str, Variant], ...] = ()  # the allowed models whose kind or dtype is not the default
 
+    # The questions pages and the server ask of the mode (the one place that reads `public`; a test holds it so).
+
     @property
     def allows_paths(self) -> bool:
         """Whether pages may offer path boxes, folder imports, checkpoint folders and sweep plans."""
         return not self.public
+
+    @property
+    def hides_server_folders(self) -> bool:
+        """Whether shown text has the server's folders left out (they are not a visitor's own)."""
+        return self.public
+
+    @property
+    def allows_saving(self) -> bool:
+        """Whether a visitor may change what every visitor sees: save model sizes, add a run from uploaded
+        lm-eval logs to the shared results table."""
+        return not self.public
+
+    @property
+    def picks_from_allow_list(self) -> bool:
+        """Whether the sidebar offers only the allow-list's models (no free text, no revision box), and
+        links and comparisons keep to it."""
+        return self.public
+
+    @property
+    def keeps_runs_in_session(self) -> bool:
+        """Whether a visitor's runs live in a folder of the session's own, out of the shared results."""
+        return self.public
+
+    @property
+    def allows_typed_definitions(self) -> bool:
+        """Whether a construction definition may be typed on the page (in public mode it comes by upload only)."""
+        return not self.public
+
+    @property
+    def hardens_server(self) -> bool:
+        """Whether the server takes the class server's settings (no table export of streamlit's own,
+        uploads capped in streamlit too)."""
+        return self.public
+
+    def blocks_offered(self, private: int | None) -> int | None:
+        """The most blocks a page's box offers: the public limit, or `private` on a workstation."""
+        return self.max_blocks if self.public else private
 
     def is_allowed(self, spec: Loadable) -> bool:
         """Whether this model may load: any in private mode; in public mode a listed one in the kind and

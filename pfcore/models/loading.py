@@ -47,8 +47,9 @@ class LoadedModel:
     model: Any  # transformers' kinds: a PreTrainedModel or LlamaLM; another kind: whatever its scorer reads
     tokenizer: Any  # transformers' kinds: a PreTrainedTokenizerBase or JsonTokenizer; None for a kind without one
     source: str
-    seconds: float = 0.0  # how long the load took (whichever thread did it)
+    seconds: float = 0.0  # how long the load took (whichever thread did it), a GGUF file's first conversion included
     identity: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
+    converting_s: float = 0.0  # of `seconds`, the time spent converting (or waiting for) its GGUF file, first use only
 
     def __post_init__(self) -> None:
         """A model built by hand is identified by its spec and weights (`identity.model_identity`)."""
@@ -83,11 +84,23 @@ def _conversion_path(gguf: Path) -> Path:
     return models_dir() / gguf.stem
 
 
+_CONVERTING_S: dict[str, float] = {}  # converted folder -> seconds its conversion took, until a load counts them
+
+
 def converted_folder(gguf: Path) -> Path:
-    """The safetensors folder for a GGUF file, converting it first when missing or incomplete."""
+    """The safetensors folder for a GGUF file, converting it first when missing or incomplete (the time
+    that took, waiting for another process's conversion included, is counted in the next load's seconds)."""
     folder = _conversion_path(gguf)
     if gguf_convert.is_complete(folder, gguf):
         return folder
+    started = time.monotonic()
+    converted = _convert_once(gguf, folder)
+    _CONVERTING_S[str(folder)] = _CONVERTING_S.get(str(folder), 0.0) + time.monotonic() - started
+    return converted
+
+
+def _convert_once(gguf: Path, folder: Path) -> Path:
+    """Convert the GGUF file into `folder` unless another thread or process has meanwhile (one at a time)."""
     with locked(folder.with_name(f"{folder.name}.lock")):  # one conversion at a time; the others wait for it
         if gguf_convert.is_complete(folder, gguf):
             return folder
@@ -219,7 +232,8 @@ def load_weights(spec: ModelSpec, source: str, local: bool, architecture: Archit
     model.eval()
     if resolve_device(spec.device) == "cpu":
         keep_freed_memory()
-    return LoadedModel(spec, model, tokenizer, source, time.monotonic() - started, identity)
+    converting = _CONVERTING_S.pop(source, 0.0)  # the conversion `resolve_source` made for this load, if any
+    return LoadedModel(spec, model, tokenizer, source, time.monotonic() - started + converting, identity, converting)
 
 
 def _load_model(spec: ModelSpec, source: str, local: bool, architecture: Architecture) -> tuple[Any, Any]:

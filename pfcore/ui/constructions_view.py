@@ -37,16 +37,16 @@ def render_constructions_section(choice: ModelChoice | None) -> None:
         st.markdown(EXPLAIN)
         policy = deployment()
         upload = st.file_uploader("Upload a definition (.yaml)", type=["yaml", "yml"], key="cx_upload")
-        typed = "" if policy.public else st.text_area("...or write one", key="cx_text", height=140,
-                                                      placeholder=TEMPLATE)
+        typed = st.text_area("...or write one", key="cx_text", height=140,
+                             placeholder=TEMPLATE) if policy.allows_typed_definitions else ""
         name: str | None
         if upload is not None:
             name, data = upload.name, upload.getvalue()
         elif typed.strip():
             name, data = None, typed.encode("utf-8")
         else:
-            st.info("Upload a construction definition to try it, for example:" if policy.public else
-                    "Write or upload a construction definition to try it, for example:")
+            st.info(("Write or upload" if policy.allows_typed_definitions else "Upload")
+                    + " a construction definition to try it, for example:")
             st.code(TEMPLATE, language="yaml")
             return
         trial = trial_of(definition_from_text(name, data))
@@ -60,8 +60,8 @@ def render_constructions_section(choice: ModelChoice | None) -> None:
 def _score_section(trial: Trial, choice: ModelChoice | None) -> None:
     """Score its first blocks with the four's, and show the chart and table (kept in the session)."""
     policy = deployment()
-    blocks = int(st.number_input("Blocks to score", min_value=1, max_value=policy.max_blocks if policy.public
-                                 else 50, value=2, key="cx_blocks",
+    blocks = int(st.number_input("Blocks to score", min_value=1, max_value=policy.blocks_offered(50),
+                                 value=2, key="cx_blocks",
                                  help="the first blocks of your construction, and the same blocks of the four"))
     if choice is None:
         st.info("Choose a model in the sidebar to score it.")

@@ -14,7 +14,7 @@ from pfcore.ui.text import plain
 def render_lm_eval_upload() -> None:
     """An expander that adds a run from uploaded lm-eval logs; not in public mode, where a visitor's run
     would go into the shared results table."""
-    if deployment().public:
+    if not deployment().allows_saving:
         return
     with st.expander("Add a run from lm-evaluation-harness sample logs"):
         st.caption("Upload the logs `lm_eval --log_samples` wrote for the tasks of `pfcore export lm-eval` (every "

@@ -73,7 +73,7 @@ def model_picker() -> ModelSpec | None:
     In public mode the model is picked from the allow-list (no free text, no revision box)."""
     side = st.sidebar
     side.subheader("Model")
-    if deployment().public:
+    if deployment().picks_from_allow_list:
         return _allowed_picker()
     name = side.text_input("Hub id or local path", value=DEFAULT_MODEL, key="model_name",
                            persist_state="session", help=NAME_HELP)
@@ -142,7 +142,7 @@ def apply_models_link(query: dict[str, list[str]]) -> list[str]:
     if not models:
         return []
     policy = deployment()
-    if policy.public:
+    if policy.picks_from_allow_list:
         allowed = [m for m in models if m in policy.models_allowed]
         if allowed != models:
             return [policy.refusal()] + (apply_models_link({"models": allowed}) if allowed else [])
@@ -165,13 +165,14 @@ def compare_picker(primary: ModelSpec) -> tuple[ModelSpec, ...]:
     """Up to MAX_COMPARED more models (name, folder, .gguf or hub id, with @revision) to score
     side by side with the sidebar model, of the same kind, precision and device."""
     policy = deployment()
+    listed = policy.picks_from_allow_list
     options = list([m for m in policy.models_allowed if policy.variant(m) == policy.variant(primary.label)]
-                   if policy.public else dict.fromkeys([DEFAULT_MODEL, *st.session_state.get("model_compare", [])]))
-    if policy.public:
+                   if listed else dict.fromkeys([DEFAULT_MODEL, *st.session_state.get("model_compare", [])]))
+    if listed:
         st.session_state["model_compare"] = [m for m in st.session_state.get("model_compare", []) if m in options]
     picked = st.sidebar.multiselect(
         "Compare with", [o for o in options if o != primary.label], key="model_compare",
-        accept_new_options=not policy.public, max_selections=MAX_COMPARED, persist_state="session",
+        accept_new_options=not listed, max_selections=MAX_COMPARED, persist_state="session",
         help=f"up to {MAX_COMPARED} more models, one per entry: a hub id (add @revision, e.g. "
              "EleutherAI/pythia-160m@step1000), a local folder or a .gguf file; each loads only when a "
              "score is not in the score cache, and at most two stay in memory")
@@ -240,11 +241,17 @@ def sidebar_model(*, wait: bool = True) -> ModelChoice | None:
         return None
     parameters, note = kind_of(spec.kind).parameters(loaded), kind_of(spec.kind).note
     size = f"{parameters / 1e6:,.1f}M parameters" if parameters is not None else "parameters unknown"
-    ready = f"**{plain(spec.label)}** ({spec.kind}) ready: {size}, loaded in {loaded.seconds:.1f} s"
+    ready = f"**{plain(spec.label)}** ({spec.kind}) ready: {size}, {load_time(loaded)}"
     st.sidebar.warning(f"{ready}: {note}") if note else st.sidebar.success(ready)
     if deployment().allows_paths:
         st.sidebar.caption(f"from `{loaded.source}`")
     return ModelChoice(spec, parameters, compare_picker(spec))
+
+
+def load_time(loaded: LoadedModel) -> str:
+    """How long the model took to load, its GGUF file's first conversion included and named."""
+    converting = f" (of which {loaded.converting_s:.1f} s converting the GGUF file once)" if loaded.converting_s else ""
+    return f"loaded in {loaded.seconds:.1f} s{converting}"
 
 
 def model_loading() -> bool:

@@ -105,7 +105,7 @@ def render_sizes(choice: ModelChoice | None) -> None:
         edited = st.data_editor(sizes_to_edit(load_results()), num_rows="dynamic", hide_index=True, key="models_sizes")
         if "models_refused" in st.session_state:
             st.warning("Not saved: " + plain("; ".join(st.session_state.pop("models_refused"))))
-        if deployment().public:
+        if not deployment().allows_saving:
             st.caption(f"{PUBLIC_NOTE}: sizes are not saved here, so that no visitor changes what another sees.")
         elif st.button("Save sizes", key="models_save"):
             kept, refused = save_extra_models(edited)

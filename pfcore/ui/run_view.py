@@ -34,9 +34,9 @@ def open_run_page() -> tuple[Path | None, list[str]]:
     shared), the run queue, and notes on the link opened."""
     state = st.session_state
     policy = deployment()
-    if policy.public:  # a visitor's runs live in a folder of this session's, removed with the session
+    if policy.keeps_runs_in_session:  # a visitor's runs live in a folder of this session's, removed with the session
         state.setdefault("run_session_dir", tempfile.TemporaryDirectory(prefix="pfcore-session-"))
-    own_runs = Path(state.run_session_dir.name) if policy.public else None
+    own_runs = Path(state.run_session_dir.name) if policy.keeps_runs_in_session else None
     opened = opened_query("run")
     link_notes = apply([RUN_PARAM], opened) if opened is not None else []
     state.setdefault("run_queue", [])
@@ -60,8 +60,8 @@ def render_run_section(choice: ModelChoice | None, own_runs: Path | None) -> Non
             key="run_constructions",
             format_func=lambda n: defined[n].connective + ("" if defined[n].built_in else " (user-defined)"))
         every = policy.allows_paths and c3.checkbox("All blocks", key="run_all", help="every block of the suites")
-        blocks = c3.number_input("Blocks per construction", min_value=1, max_value=policy.max_blocks if policy.public
-                                 else None, value=5, step=5, key="run_blocks", disabled=every,
+        blocks = c3.number_input("Blocks per construction", min_value=1, max_value=policy.blocks_offered(None),
+                                 value=5, step=5, key="run_blocks", disabled=every,
                                  help="semantic blocks of 8, or syntactic base sentences")
         policy.check_blocks(None if every else int(blocks))
         configs = plan_configs(suites, constructions_picked, 0 if every else int(blocks), UI_CHUNK)

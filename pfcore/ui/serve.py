@@ -85,9 +85,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if policy.public and not any(o.startswith("--server.maxUploadSize") for o in options):
+    if policy.hardens_server and not any(o.startswith("--server.maxUploadSize") for o in options):
         options.append(f"--server.maxUploadSize={max(1, policy.upload_cap // MIB)}")  # streamlit refuses more
-    settings = SETTINGS | (PUBLIC_SETTINGS if policy.public else {})
+    settings = SETTINGS | (PUBLIC_SETTINGS if policy.hardens_server else {})
     first = ModelSpec().with_label(policy.first_label())
     threading.Thread(target=warm_up, args=(first,), name="pfcore-warm-up", daemon=True,
                      kwargs={"after": FIRST_PAGE.is_set, "settle_s": PAGE_SETTLE_S}).start()

@@ -61,10 +61,10 @@ def without_server_folders(text: str) -> str:
     """The text with every server folder replaced by '…' in public mode (a bad setting counts as
     public); as it is on a private workstation, where paths are the user's own."""
     try:
-        public = deployment().public
+        hidden = deployment().hides_server_folders
     except InputError:
-        public = True
-    if not public:
+        hidden = True
+    if not hidden:
         return text
     for folder in server_folders():
         text = re.sub(re.escape(folder) + r"(?![\w.-])", LEFT_OUT, text)

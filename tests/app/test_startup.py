@@ -5,11 +5,13 @@ importing torch; the warm-up waits for the first page and leaves the scorer ever
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import textwrap
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +21,7 @@ from safetensors.torch import load_file, save_file
 
 from pfcore.errors import InputError, ModelLoadError
 from pfcore.items import default_items
-from pfcore.models import LoadedModel, ModelSpec
+from pfcore.models import LoadedModel, ModelSpec, loading
 from pfcore.models.llama import LlamaConfig, LlamaLM
 from pfcore.models.loading import load_converted
 from pfcore.models.spec import _gpu_build
@@ -31,9 +33,10 @@ from pfcore.scoring.masked import MaskedScorer
 from pfcore.scoring.models import MODELS, load_model
 from pfcore.scoring.requests import Request
 from pfcore.ui import serve
+from pfcore.ui.model import load_time
 from pfcore.ui.model import scorer as app_scorer
 from pfcore.ui.page import PAGES
-from tests.app_helpers import ROOT
+from tests.app_helpers import ROOT, no_errors, page, texts
 from tests.tiny_models import CORPUS, build_llama, by_auto_classes
 
 REQUESTS = [Request("", text) for text in CORPUS] + [
@@ -334,3 +337,48 @@ def test_the_warm_up_leaves_the_sessions_scorer_ready(tiny_gpt2: Path, cache_dir
     assert "_extras" in vars(warmed.bow_scorer())  # its word-start tokens were worked out
     checks = json.loads((cache_dir / "scorer-checks.json").read_text())
     assert any({"head", "tree"} <= set(entry) for entry in checks.values())
+
+
+SLOW_CONVERSION_S = 0.6  # the embedded model's takes about 45 s on a laptop's CPU
+
+
+@pytest.fixture()
+def slow_gguf(tiny_gpt2: Path, cache_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A GGUF file not converted yet, whose conversion (faked) takes SLOW_CONVERSION_S and gives the tiny GPT-2."""
+    gguf = tmp_path / "slow.gguf"
+    gguf.write_bytes(b"GGUF")
+
+    def slow_convert(source: Path, folder: Path) -> Path:
+        time.sleep(SLOW_CONVERSION_S)
+        shutil.copytree(tiny_gpt2, folder)
+        return folder
+
+    monkeypatch.setattr(loading.gguf_convert, "check_gguf", lambda _path: None)
+    monkeypatch.setattr(loading.gguf_convert, "is_complete", lambda folder, _gguf: folder.is_dir())
+    monkeypatch.setattr(loading.gguf_convert, "convert", slow_convert)
+    yield gguf
+    MODELS.forget(ModelSpec(str(gguf)))
+
+
+def test_the_load_time_counts_a_gguf_files_first_conversion(slow_gguf: Path) -> None:
+    """A GGUF model's first load converts it before the weights load: the seconds reported include that
+    conversion and name it ("loaded in 0.1 s" after a 49 s first start, before); a later load has none to count."""
+    spec = ModelSpec(str(slow_gguf))
+    first = load_model(spec)
+    assert first.converting_s >= SLOW_CONVERSION_S and first.seconds >= first.converting_s
+    assert load_time(first) == (f"loaded in {first.seconds:.1f} s (of which {first.converting_s:.1f} s "
+                                "converting the GGUF file once)")
+    MODELS.forget(spec)
+    again = load_model(spec)  # converted already: nothing more to count
+    assert again is not first and again.converting_s == 0.0
+    assert load_time(again) == f"loaded in {again.seconds:.1f} s"
+
+
+def test_the_sidebar_says_the_conversion_in_the_load_time(slow_gguf: Path) -> None:
+    """The sidebar's ready line, on a first start that converts the GGUF file, counts and names the conversion."""
+    at = page("app.py", slow_gguf).run()
+    no_errors(at)
+    ready = texts(at.sidebar.success)
+    assert ready and "converting the GGUF file once)" in ready[0]
+    seconds = float(ready[0].split("loaded in ")[1].split(" s")[0])
+    assert seconds >= SLOW_CONVERSION_S

@@ -2,6 +2,7 @@
 refused at start with the variable named, the allow-list, the block and upload caps, one run slot."""
 from __future__ import annotations
 
+import ast
 import os
 import time
 from pathlib import Path
@@ -25,6 +26,40 @@ def test_private_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
     assert policy.is_allowed(ModelSpec(name="/any/folder", trust_remote_code=True))
     policy.check_blocks(None)
     policy.check_upload(10**9)
+
+
+MODE_QUESTIONS = ("allows_paths", "allows_saving", "allows_typed_definitions", "hides_server_folders",
+                  "picks_from_allow_list", "keeps_runs_in_session", "hardens_server")
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_the_mode_answers_named_questions() -> None:
+    """Each question a page asks of the mode has the answer the raw flag gave it before: private mode
+    offers paths, saving, typing and free model names; public mode none of them."""
+    private, public = Deployment(), Deployment(public=True, max_blocks=3)
+    assert {q: getattr(private, q) for q in MODE_QUESTIONS} == {
+        "allows_paths": True, "allows_saving": True, "allows_typed_definitions": True, "hides_server_folders": False,
+        "picks_from_allow_list": False, "keeps_runs_in_session": False, "hardens_server": False}
+    assert {q: getattr(public, q) for q in MODE_QUESTIONS} == {
+        "allows_paths": False, "allows_saving": False, "allows_typed_definitions": False, "hides_server_folders": True,
+        "picks_from_allow_list": True, "keeps_runs_in_session": True, "hardens_server": True}
+    assert (private.blocks_offered(None), private.blocks_offered(50), public.blocks_offered(50)) == (None, 50, 3)
+
+
+def raw_flag_reads(path: Path) -> list[int]:
+    """The lines of a module that read an object's `public` attribute."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr == "public"]
+
+
+def test_only_the_deployment_reads_the_public_flag() -> None:
+    """`grep` finds the public-mode question in one module: every other module of pfcore, the pages and
+    the app ask the Deployment's named questions (allows_paths, allows_saving, ...), never `.public`."""
+    modules = [*REPO.joinpath("pfcore").rglob("*.py"), *REPO.joinpath("pages").glob("*.py"), REPO / "app.py"]
+    home = REPO / "pfcore" / "deployment.py"
+    readers = {str(m.relative_to(REPO)): lines for m in modules if m != home and (lines := raw_flag_reads(m))}
+    assert len(modules) > 50 and raw_flag_reads(home)  # the walk sees the code, and the one home reads it
+    assert readers == {}, f"ask pfcore.deployment.Deployment a named question instead of .public: {readers}"
 
 
 def test_public_reads_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
