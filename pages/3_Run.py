@@ -14,6 +14,6 @@ WORDS = ("decision", "aligned", "control", "delta-p", "bos", "pll")
 choice = start_page("Run", INTRO, terms=WORDS)
 own_runs, link_notes = open_run_page()
 render_run_section(choice, own_runs)
-render_constructions_section(choice)
+render_constructions_section(choice, own_runs)
 render_sweep_section()  # before Results, which stops the page when there are no runs yet
 render_results(own_runs, link_notes)

@@ -3,6 +3,7 @@ own runs), their curves (the paper's Figures 2 and 3) and first-difference corre
 each with where its numbers come from."""
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -208,6 +209,47 @@ def log_axis(steps: pd.Series) -> bool:
     return bool((steps > 0).all())
 
 
+PYTHIA = "EleutherAI/pythia-"
+PYTHIA_TOKENS_PER_STEP = 2_097_152  # 1,024 sequences of 2,048 tokens per step, every Pythia model (2M)
+TOKENS_IN_REVISION = re.compile(r"-tokens(\d+)B$")  # an OLMo checkpoint's name states its tokens: "...-tokens4B"
+TOKENS = "tokens_seen"
+SMOOTHED = "value_smoothed"
+X_AXES = {"step": "training step", TOKENS: "tokens seen"}
+
+
+def tokens_seen(rows: pd.DataFrame, model: str) -> dict[float, float]:
+    """Tokens seen at each of a model's checkpoints, where they are known: step x 2,097,152 for Pythia,
+    what every revision's name states for OLMo ("stage1-step900-tokens4B": 4B, rounded as named);
+    empty for other models (tokens seen unknown)."""
+    mine = rows.loc[(rows["model"] == model) & rows["step"].notna(), ["step", "revision"]].drop_duplicates("step")
+    if model.startswith(PYTHIA):
+        return {float(s): float(s) * PYTHIA_TOKENS_PER_STEP for s in mine["step"]}
+    stated = mine["revision"].astype(str).str.extract(TOKENS_IN_REVISION)[0]
+    if mine.empty or stated.isna().any():
+        return {}
+    return {float(s): float(t) * 1e9 for s, t in zip(mine["step"], stated)}
+
+
+def by_tokens(data: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """The curves whose tokens seen are known (column tokens_seen), and a note for each model left out."""
+    known = data[TOKENS].notna()
+    notes = [f"{model}: tokens seen unknown (its tokens per step are not recorded), so it is left out of "
+             "the chart by tokens seen; choose the x-axis by step to see it"
+             for model in dict.fromkeys(data.loc[~known, "model"])]
+    return data[known], notes
+
+
+def smoothed(data: pd.DataFrame, window: int) -> pd.DataFrame:
+    """The curves with a column value_smoothed: each line's centred moving mean over `window`
+    checkpoints in step order (fewer at the ends); the raw value column stays as it is."""
+    if window < 1:
+        raise InputError(f"the smoothing window is {window} checkpoints; it must be at least 1")
+    ordered = data.sort_values(["label", "step"], kind="stable")
+    rolled = ordered.groupby("label", sort=False)["value"].transform(
+        lambda v: v.rolling(window, center=True, min_periods=1).mean())
+    return data.assign(**{SMOOTHED: rolled.reindex(data.index)})
+
+
 def _with_sources(rows: pd.DataFrame, model: str, curves: pd.DataFrame) -> pd.DataFrame:
     """Curves with the sources each series was read from (published files or run ids)."""
     sources = {n: "; ".join(series_sources(rows, model, n)) for n in curves["series"].unique()}
@@ -226,6 +268,7 @@ def curves(table: pd.DataFrame, scopes: Sequence[str], names: Sequence[str]) -> 
         picked = present(names, available_series(rows, model))
         if picked:
             part = with_bands(rows, _with_sources(rows, model, trajectories(rows, model, picked)))
+            part = part.assign(**{TOKENS: part["step"].astype(float).map(tokens_seen(rows, model))})
             origin = source if _is_origin(source) else collection_of(source)
             frames.append(part.assign(model=model, origin=origin_name(origin)))
     if not frames:
@@ -236,7 +279,7 @@ def curves(table: pd.DataFrame, scopes: Sequence[str], names: Sequence[str]) -> 
     if len(scopes) > 1:
         label = label + " · " + data["model"] + " (" + data["origin"] + ")"
     return data.assign(label=label)[["model", "origin", "series", "label", "construction", "filter",
-                                     "metric", "step", "value", *BAND_COLUMNS, "source"]]
+                                     "metric", "step", TOKENS, "value", *BAND_COLUMNS, "source"]]
 
 
 def construction_filters(rows: pd.DataFrame, model: str) -> list[str]:

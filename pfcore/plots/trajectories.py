@@ -11,7 +11,7 @@ from plotly.colors import hex_to_rgb
 from plotly.subplots import make_subplots
 
 from pfcore.analysis.fdcorr import FDCorrelation
-from pfcore.analysis.trajectories import FIGURE2, log_axis, readable_series
+from pfcore.analysis.trajectories import FIGURE2, SMOOTHED, TOKENS, log_axis, readable_series
 from pfcore.errors import InputError
 from pfcore.names import construction_title
 from pfcore.plots.common import require_columns
@@ -19,16 +19,18 @@ from pfcore.plots.kit import PALETTE, finish, kind_dashes, model_colors
 
 CHANCE = 0.5
 STEP_HOVER = "%{meta}<br>step %{x:,}<br>%{y:.3f}%{customdata}<extra></extra>"  # rounded; whole names
+TOKENS_HOVER = "%{meta}<br>%{x:.3s} tokens seen<br>%{y:.3f}%{customdata}<extra></extra>"
+RAW_OPACITY = 0.3  # the raw values beside a smoothed line: faint
 PANEL_TITLE_WIDTH = 72  # characters of panel titles across a chart: each of n panels' titles wraps at 72 / n
 EWOK_CHANCE = 0.25  # EWoK's chance level (the paper's Figure 2 caption); 0.5 for the rest
 
 
-def _step_axis(fig: go.Figure, log_x: bool, grid_rows: int | None = None) -> None:
-    """Training step on x (log scale by default), accuracy on y; in a grid of `grid_rows` rows of
-    panels the titles go only on the bottom row and the left column, so they never overlap."""
+def _step_axis(fig: go.Figure, log_x: bool, grid_rows: int | None = None, title: str = "Training step") -> None:
+    """Training step (or `title`) on x (log scale by default), accuracy on y; in a grid of `grid_rows`
+    rows of panels the titles go only on the bottom row and the left column, so they never overlap."""
     fig.update_xaxes(type="log" if log_x else "linear")
     x_at = {} if grid_rows is None else {"row": grid_rows}
-    fig.update_xaxes(title_text="Training step" + (" (log scale)" if log_x else ""), **x_at)
+    fig.update_xaxes(title_text=title + (" (log scale)" if log_x else ""), **x_at)
     fig.update_yaxes(title_text="Accuracy", **({} if grid_rows is None else {"col": 1}))
 
 
@@ -39,14 +41,14 @@ def _segments(group: pd.DataFrame) -> list[pd.DataFrame]:
     return [part for _, part in group[known].groupby(runs[known], sort=False)]
 
 
-def _add_band(fig: go.Figure, group: pd.DataFrame, color: str, name: str, **at: int) -> None:
+def _add_band(fig: go.Figure, group: pd.DataFrame, color: str, name: str, x: str = "step", **at: int) -> None:
     """A shaded 95% interval behind a line, over each run of checkpoints that has one (columns
-    ci_low, ci_high; a group without them, or with NaN, gets no band there)."""
+    ci_low, ci_high; a group without them, or with NaN, gets no band there); x from column `x`."""
     if not {"ci_low", "ci_high"} <= set(group.columns):
         return
     r, g, b = hex_to_rgb(color)
     for part in _segments(group):
-        fig.add_trace(go.Scatter(x=[*part["step"], *part["step"][::-1]], y=[*part["ci_high"], *part["ci_low"][::-1]],
+        fig.add_trace(go.Scatter(x=[*part[x], *part[x][::-1]], y=[*part["ci_high"], *part["ci_low"][::-1]],
                                  fill="toself", fillcolor=f"rgba({r},{g},{b},0.18)", line_width=0, mode="lines",
                                  name=f"{name}: 95% interval", legendgroup=name, showlegend=False,
                                  hoverinfo="skip"), **at)
@@ -67,28 +69,35 @@ def trajectory_figure(curves: pd.DataFrame, title: str | None = None, *, log_x: 
 
 
 def _trajectory(curves: pd.DataFrame, title: str | None = None, *, log_x: bool = True,
-                chance: float | None = CHANCE) -> go.Figure:
+                chance: float | None = CHANCE, x: str = "step") -> go.Figure:
     """One line per series over checkpoints, with a dashed chance line (Figure 2), and a shaded
     95% interval where the curves have one (columns ci_low, ci_high, n).
 
     `curves` has columns series, step, value (as analysis.series.trajectories returns), and may
-    have color and dash (each series' style; else one palette colour each) and hover (each
-    series' whole name, shown on hover; else the series)."""
-    require_columns(curves, ("series", "step", "value"), "trajectory_figure")
+    have color and dash (each series' style; else one palette colour each), hover (each series'
+    whole name, shown on hover; else the series), tokens_seen (the x when `x` names it) and
+    value_smoothed (then drawn as the line, the raw values faint beside it)."""
+    require_columns(curves, ("series", "step", "value", x), "trajectory_figure")
     fig = go.Figure()
+    hover = TOKENS_HOVER if x == TOKENS else STEP_HOVER
     for i, (name, group) in enumerate(curves.groupby("series", sort=False)):
         group = group.sort_values("step")
         color = str(group["color"].iloc[0]) if "color" in group else _palette(i)
         dash = str(group["dash"].iloc[0]) if "dash" in group else "solid"
-        _add_band(fig, group, color, str(name))
-        fig.add_trace(go.Scatter(x=group["step"], y=group["value"], mode="lines+markers", name=str(name),
-                                 line={"color": color, "dash": dash}, marker_size=5, legendgroup=str(name),
-                                 customdata=_interval_notes(group), hovertemplate=STEP_HOVER,
-                                 meta=str(group["hover"].iloc[0]) if "hover" in group else str(name)))
+        meta = str(group["hover"].iloc[0]) if "hover" in group else str(name)
+        _add_band(fig, group, color, str(name), x)
+        line = {"x": group[x], "line": {"color": color, "dash": dash}, "legendgroup": str(name),
+                "customdata": _interval_notes(group), "hovertemplate": hover}
+        if SMOOTHED in group:
+            fig.add_trace(go.Scatter(y=group["value"], mode="lines+markers", name=f"{name} (raw)", marker_size=4,
+                                     opacity=RAW_OPACITY, showlegend=False, meta=f"{meta} (raw)", **line))
+        fig.add_trace(go.Scatter(y=group[SMOOTHED] if SMOOTHED in group else group["value"],
+                                 mode="lines" if SMOOTHED in group else "lines+markers", name=str(name),
+                                 marker_size=5, meta=f"{meta} (smoothed)" if SMOOTHED in group else meta, **line))
     if chance is not None:
         fig.add_hline(y=chance, line_dash="dash", line_color="grey",
                       annotation_text="chance", annotation_position="bottom right")
-    _step_axis(fig, log_x)
+    _step_axis(fig, log_x, title="Tokens seen" if x == TOKENS else "Training step")
     return fig.update_layout(title=title, hoverlabel={"namelength": -1})
 
 
@@ -156,10 +165,11 @@ def fd_scatter_figure(points: pd.DataFrame) -> go.Figure:
     return finish(fig)
 
 
-def curves_figure(data: pd.DataFrame, title: str) -> go.Figure:
-    """Figure 2: one line per label over checkpoints, with chance at 0.5 (and 0.25 for EWoK). With
-    several models side by side, each model has its colour and each series its dash, under a short
-    name (the whole label on hover)."""
+def curves_figure(data: pd.DataFrame, title: str, x: str = "step") -> go.Figure:
+    """Figure 2: one line per label over checkpoints (x: "step" or "tokens_seen"), with chance at 0.5
+    (and 0.25 for EWoK), smoothed where the data has value_smoothed (the raw values faint beside it).
+    With several models side by side, each model has its colour and each series its dash, under a
+    short name (the whole label on hover)."""
     styled = data.assign(series=data["label"], hover=data["label"])
     if data["label"].nunique() > data["series"].nunique():  # several models
         scope = data["model"] + " (" + data["origin"] + ")"
@@ -167,7 +177,7 @@ def curves_figure(data: pd.DataFrame, title: str) -> go.Figure:
         colors, dashes = model_colors(owner), kind_dashes(data["series"])
         short = data["series"].map(lambda s: FIGURE2.get(s, s)) + " · " + owner.str.rsplit("/", n=1).str[-1]
         styled = styled.assign(series=short, color=owner.map(colors), dash=data["series"].map(dashes))
-    fig = _trajectory(styled, title=title, log_x=log_axis(data["step"]))
+    fig = _trajectory(styled, title=title, log_x=log_axis(data[x]), x=x)
     if data["series"].str.startswith("ewok:").any():
         fig.add_hline(y=EWOK_CHANCE, line_dash="dot", line_color="grey", annotation_text="EWoK chance",
                       annotation_position="bottom right")

@@ -56,19 +56,30 @@ class ResultsLabel:
     step: int | None
 
 
+@dataclass(frozen=True)
+class GivenItems:
+    """Items a caller made itself (the Run page's trial of a visitor's definition, which lives in their
+    session alone), run instead of the suite's own, and where they came from in words (the manifest's)."""
+
+    items: object
+    source: str
+
+
 def run_suite(spec: ModelSpec, config: RunConfig, progress: ProgressView | None = None,
-              label: ResultsLabel | None = None, scorers: ScorerSource = scorer_for) -> RunRecord:
+              label: ResultsLabel | None = None, scorers: ScorerSource = scorer_for,
+              given: GivenItems | None = None) -> RunRecord:
     """Run one suite on one model, save its record and add its summary to the results table.
     The model loads only if some request is not in the score cache. The record's folder is
     proven writable and held for this run before anything is scored, so a read-only or full place,
     or a folder another command is writing, costs no work. A run stopped or interrupted keeps its
-    time in the score cache, and the run that resumes it adds it."""
+    time in the score cache, and the run that resumes it adds it. `given` items are run in place of
+    the suite's own."""
     started = time.monotonic()
     suite = get_suite(config.suite)
     out = Path(config.out) if config.out else None
     check_writable(out or cache_subdir("runs"), "the run record's folder (--out)" if out else "the cache's runs folder")
     with record_writer(out, suite.name, spec) as replaced:
-        record, rows = _score_and_save(suite, spec, config, progress, label, scorers, started)
+        record, rows = _score_and_save(suite, spec, config, progress, label, scorers, started, given)
         if config.shared:
             _add_rows(record, rows, replaced)
     return record
@@ -76,11 +87,11 @@ def run_suite(spec: ModelSpec, config: RunConfig, progress: ProgressView | None 
 
 def _score_and_save(suite: Suite, spec: ModelSpec, config: RunConfig, progress: ProgressView | None,
                     label: ResultsLabel | None, scorers: ScorerSource,
-                    started: float) -> tuple[RunRecord, pd.DataFrame]:
-    """Score and decide the suite's items through the score cache, and save the run's record; its rows
-    of the results table ride along."""
+                    started: float, given: GivenItems | None = None) -> tuple[RunRecord, pd.DataFrame]:
+    """Score and decide the suite's items (or the `given` ones) through the score cache, and save the
+    run's record; its rows of the results table ride along."""
     method = suite.method(spec, config.scoring)
-    items = suite.load(config)
+    items = given.items if given else suite.load(config)
     lazy = LazyScorer(spec, method, bos=config.bos, source=scorers)
     part = RunPart(started, time.monotonic(), lazy)
     item_ids = suite.item_ids(items)
@@ -96,7 +107,8 @@ def _score_and_save(suite: Suite, spec: ModelSpec, config: RunConfig, progress: 
                 with suppress(EnvironmentProblem):  # the interruption is what the user sees; only its time is lost
                     cache.keep_parts(key, earlier.plus(part.timings()))
             raise
-        manifest = _manifest(suite, spec, config, method, item_ids, earlier.plus(part.timings()))
+        manifest = _manifest(suite, spec, config, method, item_ids, earlier.plus(part.timings()),
+                             given.source if given else None)
         rows = results_rows(manifest, tables["summary"], suite.metric, label)
         record = save_run(manifest, tables, Path(config.out) if config.out else None,
                           suite.published(tables["summary"], spec.revision or "NONE"), rows=rows)
@@ -227,8 +239,9 @@ def results_rows(m: Manifest, summary: pd.DataFrame, metric: str = "accuracy",
 
 
 def _manifest(suite: Suite, spec: ModelSpec, config: RunConfig, method: ScoringMethod,
-              item_ids: Sequence[str], timings: Timings) -> Manifest:
-    """Everything needed to know what produced a run's numbers (never the EWoK password)."""
+              item_ids: Sequence[str], timings: Timings, source: str | None = None) -> Manifest:
+    """Everything needed to know what produced a run's numbers (never the EWoK password); `source`
+    says where given items came from."""
     settings = {k: v for k, v in asdict(config).items() if k != "password"}
     settings["reduction"] = suite.reduction(config, method)
     settings["corrected"] = config.corrected and method.bow  # the BOW correction needs a method with BOW masses
@@ -240,7 +253,7 @@ def _manifest(suite: Suite, spec: ModelSpec, config: RunConfig, method: ScoringM
         run_id=new_run_id(config.suite, spec.label), created=now_iso(), suite=config.suite, model=model,
         scoring=method.value, settings=settings,
         items=ItemsRecord(len(item_ids), item_set_hash(item_ids),
-                          config.items_path or suite.default_source(config)),
+                          source or config.items_path or suite.default_source(config)),
         versions=versions(), git_commit=git_commit(), timings_s=timings)
 
 

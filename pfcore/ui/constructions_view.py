@@ -1,37 +1,38 @@
 """The Run page's "Your own construction" section: a definition typed (private mode) or uploaded, the
 items it generates, its first blocks scored beside the paper's four, on one chart with n and 95%
-intervals. The work is pfcore.views.constructions; only streamlit calls are here. A visitor's
-definition lives in their session: nothing of it is recorded or shown to another."""
+intervals, saved as a run. The work is pfcore.views.constructions; only streamlit calls are here. A
+visitor's definition lives in their session; in public mode its run does too (as the page's runs do),
+so nothing of it is shown to another."""
 from __future__ import annotations
+
+from pathlib import Path
 
 import streamlit as st
 
 from pfcore.deployment import deployment
-from pfcore.names import SuiteName
 from pfcore.plots.accuracy import accuracy_bars_figure
-from pfcore.scoring.kinds import kind_of
-from pfcore.suites.registry import get_suite
 from pfcore.ui.downloads import chart, download_csv
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.model import ModelChoice, scorer
-from pfcore.ui.progress import progress_callback
+from pfcore.ui.progress import progress_view
 from pfcore.ui.text import plain
-from pfcore.views.constructions import Trial, definition_from_text, score_trial, trial_of
+from pfcore.views.constructions import Trial, definition_from_text, run_trial, trial_of
 
 EXPLAIN = """Test a construction of your own the way the paper tests its four: a **definition** says its
 words, the context it needs and where focus 2 lies on its scale (docs/constructions.md). Its semantic
 items are generated from the paper's frames, and its first blocks are scored beside the four's on the
-same blocks, with the sidebar's model."""
+same blocks, with the sidebar's model. The scored trial is saved as a run, as the page's other runs are."""
 TEMPLATE = """name: still_less
 words: still less
 licensing: negative   # negative, positive or any
 focus2: stronger      # stronger (as let alone) or weaker (as not even)
 """
-RESULT = "construction_trial"  # session key: (definition sha256, model label, blocks) -> scored trial
+RESULT = "construction_trial"  # session key: (definition sha256, model label, blocks) -> (run id, scored trial)
 
 
-def render_constructions_section(choice: ModelChoice | None) -> None:
-    """The section: the definition, its first block, Score, and the chart beside the four."""
+def render_constructions_section(choice: ModelChoice | None, own_runs: Path | None = None) -> None:
+    """The section: the definition, its first block, Score, and the chart beside the four; the run goes
+    where the page's runs go (`own_runs`: a public visitor's own folder)."""
     with shown_errors():
         st.subheader("Your own construction")
         st.markdown(EXPLAIN)
@@ -54,11 +55,11 @@ def render_constructions_section(choice: ModelChoice | None) -> None:
         st.caption(f"`{d.name}`: '{d.connective}', a {d.licensing} context, focus 2 the {d.focus2} end; "
                    f"its first block of {len(trial.preview)} semantic items:")
         st.dataframe(trial.preview, hide_index=True, placeholder="")
-        _score_section(trial, choice)
+        _score_section(trial, choice, own_runs)
 
 
-def _score_section(trial: Trial, choice: ModelChoice | None) -> None:
-    """Score its first blocks with the four's, and show the chart and table (kept in the session)."""
+def _score_section(trial: Trial, choice: ModelChoice | None, own_runs: Path | None) -> None:
+    """Run its first blocks with the four's as a run, and show the chart and table (kept in the session)."""
     policy = deployment()
     blocks = int(st.number_input("Blocks to score", min_value=1, max_value=policy.blocks_offered(50),
                                  value=2, key="cx_blocks",
@@ -68,14 +69,17 @@ def _score_section(trial: Trial, choice: ModelChoice | None) -> None:
         return
     key = (trial.definition.sha256, choice.spec.label, blocks)
     if st.button(f"Score {blocks} block{'s' if blocks > 1 else ''} beside the four", key="cx_score"):
-        method = get_suite(SuiteName.SEMANTIC).default_method(kind_of(choice.spec.kind))
         with policy.run_slot():  # a bar with done of total requests, from the cache, rate and time left
-            progress = progress_callback(f"Scoring with {plain(choice.spec.label)}")
-            st.session_state[RESULT] = (key, score_trial(trial, scorer(choice.spec, method), blocks, progress))
+            progress = progress_view(f"Scoring with {plain(choice.spec.label)}")
+            record, scored = run_trial(trial, choice.spec, blocks, scorer, progress, own_runs)
+            st.session_state[RESULT] = (key, record.manifest.run_id, scored)
+            st.session_state.run_pick = str(record.path)  # Results below opens it, with its link
     stored = st.session_state.get(RESULT)
-    if stored is None or stored[0] != key or stored[1].summary is None:
+    if stored is None or stored[0] != key or stored[2].summary is None:
         return
-    summary = stored[1].summary
+    st.success(f"Saved as run `{stored[1]}`: it is under Results below" +
+               (" (in this session only)." if own_runs else ", on the Models page and in the results table."))
+    summary = stored[2].summary
     shown = summary.assign(construction=summary["label"])
     chart(accuracy_bars_figure(shown, title=f"Accuracy (semantic suite, {blocks} blocks each): "
                                             f"{choice.spec.label}"), f"{trial.definition.name}_accuracy.html",

@@ -17,6 +17,8 @@ from pfcore.analysis.trajectories import (
     FD_YS,
     FIGURE2,
     FIGURE3_FILTERS,
+    X_AXES,
+    by_tokens,
     checkpoint_models,
     compare_choices,
     construction_curves,
@@ -37,10 +39,12 @@ from pfcore.analysis.trajectories import (
     scope_label,
     scoped,
     series_label,
+    smoothed,
     source_choices,
     source_label,
 )
 from pfcore.deployment import PUBLIC_NOTE, deployment
+from pfcore.errors import InputError
 from pfcore.paths import published_results_dir
 from pfcore.plots.trajectories import construction_figure, curves_figure, fd_figure
 from pfcore.store.fetch import fetch_and_import
@@ -135,16 +139,38 @@ def render_curves(shown: Scope, opened: Query | None, link_notes: list[str]) -> 
         others = c2.multiselect("Side by side with", compare_choices(table, model, source),
                                 format_func=scope_label, key=widget_key("compare", model, source),
                                 help="draw the same series of other models, or of your own runs")
+        c1, c2 = st.columns([2, 3])
+        x = c1.radio("x-axis", list(X_AXES), format_func=lambda a: X_AXES[a].capitalize(), horizontal=True,
+                     key="traj_x", help="tokens seen = step x tokens per step (Pythia: 2,097,152), where known")
+        window = c2.select_slider("Smoothing (checkpoints in the moving mean)", [1, 3, 5, 7, 9], value=1,
+                                  format_func=lambda w: "off" if w == 1 else str(w), key="traj_smooth",
+                                  help="a centred moving mean over that many checkpoints; the raw values "
+                                       "stay faint beside it, and the CSV keeps them (value_smoothed beside)")
         data = with_precision(curves(table, [scope_key(model, source), *others], picked))
         for note in missing_series_notes(table, [scope_key(model, source), *others], picked):
             st.info(plain(note))
-        chart(curves_figure(data, f"{model}: accuracy over training"), f"trajectories_{slug(model)}.html",
+        data = _on_x_axis(data, x)
+        data = smoothed(data, window) if window > 1 else data
+        chart(curves_figure(data, f"{model}: accuracy over training", x=x), f"trajectories_{slug(model)}.html",
               key="traj_fig2")
         st.caption(band_note(data))
         for note in precision_notes(data):
             st.warning(plain(note))
         download_csv(data, f"trajectories_{slug(model)}.csv", "Download the plotted values (CSV)",
                      key="traj_fig2_csv")
+
+
+def _on_x_axis(data: pd.DataFrame, x: str) -> pd.DataFrame:
+    """The curves that can be drawn on the chosen x-axis, a note for each model left out (by tokens
+    seen: those whose tokens per step are unknown)."""
+    if x == "step":
+        return data
+    known, notes = by_tokens(data)
+    for note in notes:
+        st.info(plain(note))
+    if known.empty:
+        raise InputError("tokens seen unknown for every model shown: choose the x-axis by training step")
+    return known
 
 
 def render_constructions(shown: Scope) -> None:

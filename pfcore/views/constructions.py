@@ -1,7 +1,7 @@
 """The Run page's trial of a construction of the visitor's own: its definition read from the text they
 typed or uploaded, the items it generates, and its first blocks scored beside the paper's four on the
-same blocks, for one chart with n and 95% intervals. Nothing is recorded or shared: the definition
-lives in the visitor's session (docs/constructions.md, In the app)."""
+same blocks, for one chart with n and 95% intervals. The definition lives in the visitor's session;
+the scored trial is saved as a run, as any run of the page is (docs/constructions.md, In the app)."""
 from __future__ import annotations
 
 import tempfile
@@ -17,11 +17,15 @@ from pfcore.items import default_items, generate_semantic, load_lexicon
 from pfcore.items.constructions import DEFINITION_FILE, Definition, constructions, read_definition
 from pfcore.items.definition_checks import definition_problems
 from pfcore.items.schema import MASK, SemanticItem
+from pfcore.models.spec import ModelSpec
 from pfcore.names import SuiteName, construction_title
-from pfcore.scoring.requests import Progress, RequestScorer
-from pfcore.store.cache import ScoreCache
-from pfcore.suites.base import RunConfig, ScoreContext
-from pfcore.suites.semantic import SUITE, limit_blocks
+from pfcore.progress import ProgressView
+from pfcore.runs.run_control import private_runs
+from pfcore.runs.runner import GivenItems, run_suite
+from pfcore.scoring.factory import ScorerSource
+from pfcore.store.runs import RunRecord
+from pfcore.suites.base import RunConfig
+from pfcore.suites.semantic import limit_blocks
 
 SHOWN_FILTERS = ("all", "aligned", "misaligned")
 PREVIEW_COLUMNS = ("connective", "context_order", "followup_order", "context")
@@ -81,19 +85,31 @@ def _preview_row(item: SemanticItem) -> dict[str, str]:
     return row | {f"follow-up with '{fill}'": item.followup.replace(MASK, fill) for fill in item.fills}
 
 
-def score_trial(trial: Trial, scorer: RequestScorer, blocks: int, progress: Progress | None = None) -> Trial:
-    """The trial with its first `blocks` blocks and the four's first `blocks` scored through the score
-    cache (the same frames, pronouns and modals), decided and summarised as the semantic suite does."""
+def run_trial(trial: Trial, spec: ModelSpec, blocks: int, scorers: ScorerSource,
+              progress: ProgressView | None = None, own_runs: Path | None = None) -> tuple[RunRecord, Trial]:
+    """The trial's first `blocks` blocks and the four's first `blocks` run as one semantic run (the
+    runner's path: score cache, record, results table) and the trial summarised from its record; a
+    public visitor's run goes to their own folder (`own_runs`), its rows kept out of the shared table."""
     deployment().check_blocks(blocks)
     own = limit_blocks(generate_semantic(load_lexicon(), [trial.definition]), blocks)
     four = limit_blocks([i for i in default_items(SuiteName.SEMANTIC) if isinstance(i, SemanticItem)], blocks)
-    with ScoreCache() as cache:
-        ctx = ScoreContext(scorer, cache, progress, SUITE.reduction(RunConfig(), scorer.method))
-        summary = SUITE.summarize(SUITE.decide(SUITE.score([*four, *own], ctx)))
+    d = trial.definition
+    config = RunConfig(suite=SuiteName.SEMANTIC, constructions=(*dict.fromkeys(i.construction for i in four), d.name),
+                       limit_blocks=blocks)
+    config = private_runs([config], own_runs)[0] if own_runs else config
+    source = (f"shipped defaults (data/items); {d.name} generated in the app from {d.path.name} "
+              f"(sha256 {d.sha256}); the first {blocks} blocks of each")
+    record = run_suite(spec, config, progress, scorers=scorers, given=GivenItems([*four, *own], source))
+    return record, replace(trial, summary=trial_summary(trial, record.summary))
+
+
+def trial_summary(trial: Trial, summary: pd.DataFrame) -> pd.DataFrame:
+    """A run's summary as the trial shows it: the shown filters, each construction's origin, and a bar
+    label naming the construction with its n."""
     shown = summary[summary["filter"].isin(SHOWN_FILTERS)].copy()
     shown["origin"] = ["user-defined" if c == trial.definition.name else "the paper's" for c in shown["construction"]]
     decisions = shown[shown["filter"] == "all"].set_index("construction")["n"]  # one label for every filter's bar
     own_title = f"{trial.definition.connective.capitalize()} (yours)"
     shown["label"] = [f"{own_title if o == 'user-defined' else construction_title(c)}, n = {decisions[c]:g}"
                       for c, o in zip(shown["construction"], shown["origin"])]
-    return Trial(trial.definition, trial.preview, shown.reset_index(drop=True))
+    return shown.reset_index(drop=True)

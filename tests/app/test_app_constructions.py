@@ -6,10 +6,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from pfcore.items.constructions import EXAMPLES_DIR
-from tests.app_helpers import no_errors, page, texts
+from pfcore.names import published_name
+from pfcore.store.results import load_results
+from pfcore.store.runs import list_runs
+from tests.app_helpers import frame_with, no_errors, page, texts
 
 PAGE = "pages/3_Run.py"
 
@@ -54,3 +58,32 @@ def test_public_mode_takes_definitions_by_upload_only(monkeypatch: pytest.Monkey
     assert not at.exception
     assert not [t for t in at.text_area if t.key == "cx_text"]
     assert any("Upload a construction definition" in i for i in texts(at.info))
+
+
+def test_the_trial_is_saved_as_a_run_with_its_rows_in_the_results_table(monkeypatch: pytest.MonkeyPatch,
+                                                                         cache_dir: Path) -> None:
+    """Issue 37: the scored trial is a run record (list_runs, Results below, the Models page) whose rows
+    are in the results table, and the numbers the section shows are the record's."""
+    monkeypatch.setenv("PFCORE_FAKE_SCORER", "1")
+    at = page(PAGE, "pfcore-fake-scorer").run()
+    at.text_area(key="cx_text").set_value((EXAMPLES_DIR / "not_even.yaml").read_text()).run()
+    at.number_input(key="cx_blocks").set_value(2).run()
+    at.button(key="cx_score").click().run()
+    no_errors(at)
+    runs = list_runs()
+    assert len(runs) == 1
+    record = runs[0]
+    assert record.manifest.items.count == 5 * 2 * 8 and "not_even generated in the app" in record.manifest.items.source
+    assert any(f"Saved as run `{record.manifest.run_id}`" in s for s in texts(at.success))
+    assert at.session_state["run_pick"] == str(record.path)  # Results below shows it, with its link
+    shown = frame_with(at, "origin").set_index(["construction", "filter"])
+    saved = record.summary.set_index(["construction", "filter"]).loc[shown.index]
+    for column in ("accuracy", "ci_low", "ci_high", "n"):
+        assert np.allclose(shown[column].to_numpy(float), saved[column].to_numpy(float), atol=1e-12), column
+    rows = load_results()
+    rows = rows[rows["source"] == f"pfcore run {record.manifest.run_id}"]
+    accuracy = rows[rows["metric"] == "accuracy"].set_index(["construction", "filter"])["value"]
+    assert set(accuracy.index.get_level_values(0)) == {published_name(c) for c in saved.index.get_level_values(0)}
+    mine = accuracy.loc[published_name("not_even")]
+    assert np.allclose(mine.loc[["all", "aligned", "misaligned"]].to_numpy(float),
+                       saved.loc["not_even"].loc[["all", "aligned", "misaligned"], "accuracy"].to_numpy(float))

@@ -2,12 +2,14 @@
 the Models page's mixed-effects table."""
 from __future__ import annotations
 
+import base64
 import json
 import shutil
 import urllib.error
 import urllib.request
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -226,3 +228,33 @@ def test_a_damaged_bundle_is_reported_and_the_page_still_works(tiny_gpt2: Path, 
     at.button(key="traj_bundled").click().run()
     assert not at.exception and any("edited or damaged" in e for e in texts(at.error))
     still_offered(at)
+
+
+def numbers(values: object) -> list[float]:
+    """A chart's coordinates as numbers, whether plotly wrote a list or base64 binary data."""
+    if isinstance(values, dict):
+        return np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"]).tolist()
+    return list(values)  # type: ignore[call-overload]
+
+
+def test_figure2_by_tokens_seen_and_smoothed(tiny_gpt2: Path, bundled_cache: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 37: the x-axis radio draws Pythia by tokens seen (step x 2,097,152) and the smoothing slider
+    draws the moving mean with the raw values faint beside it; a model whose tokens per step are
+    unknown is named, not drawn on tokens."""
+    monkeypatch.setattr(urllib.request, "urlopen", offline)
+    at = page(tiny_gpt2).run()
+    at.radio(key="traj_x").set_value("tokens_seen").run()
+    no_errors(at)
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert spec["layout"]["xaxis"]["title"]["text"] == "Tokens seen (log scale)"
+    lines = [t for t in spec["data"] if t.get("fill") != "toself"]
+    assert max(numbers(lines[0]["x"])) == 143000 * 2_097_152 and not [t for t in lines if t.get("opacity")]
+    at.select_slider(key="traj_smooth").set_value(3).run()
+    no_errors(at)
+    lines = [t for t in json.loads(at.get("plotly_chart")[0].proto.spec)["data"] if t.get("fill") != "toself"]
+    raw = [t for t in lines if t.get("opacity") == 0.3]
+    assert raw and len(raw) * 2 == len(lines) and all(t["showlegend"] is False for t in raw)
+    at.multiselect(key=widget_key("compare", PYTHIA, BUNDLED)).set_value([f"{BUNDLED}|jhu-clsp/ettin-decoder-1b"]).run()
+    no_errors(at)
+    assert any(i.startswith("jhu-clsp/ettin-decoder-1b: tokens seen unknown") for i in texts(at.info)), texts(at.info)
