@@ -21,6 +21,11 @@ from pfcore.views.stimuli import (
     word_bars,
 )
 
+LM_EVAL_HERE = ("Results of lm-evaluation-harness (its sample logs, `lm_eval --log_samples`) are read on the "
+                "**Models** page, \"Add a run from lm-evaluation-harness sample logs\", not here: they hold one "
+                "log-likelihood per sentence or follow-up of pfcore's Paired-Focus items, not the per-token "
+                "surprisals this page needs for your stimuli.")
+
 
 def render_stimuli(choice: ModelChoice | None) -> None:
     """The whole page below its intro: the file, its scores, its chart, its tables."""
@@ -30,6 +35,7 @@ def render_stimuli(choice: ModelChoice | None) -> None:
         path = c2.text_input("...or the path of one on this machine", key="stimuli_path",
                              placeholder="syntactic-generalization/test_suites/json/number_src.json") \
             if deployment().allows_paths else ""
+        st.caption(LM_EVAL_HERE)
         corrected = st.toggle("Beginning-of-word correction", value=True, key="stimuli_corrected",
                               help="Off: a word's surprisal is the plain sum of its tokens' (regions of SyntaxGym "
                                    "suites then aggregate token surprisals, as syntaxgym-core does).")
@@ -42,7 +48,8 @@ def render_stimuli(choice: ModelChoice | None) -> None:
                     "is not read. Remove the upload to score the file at that path.")
         stimuli = stimuli_from_upload(upload.name, upload.getvalue()) if upload else read_stimuli_file(path.strip())
         surprisals = st.file_uploader("...and, instead of the sidebar's model, its token surprisals from a model run "
-                                      "elsewhere (lm-zoo's format)", type=["tsv", "txt"], key="stimuli_surprisals") \
+                                      "elsewhere (lm-zoo's format)", type=["tsv", "txt", "jsonl"],
+                                      key="stimuli_surprisals") \
             if stimuli.suite is not None else None
         if surprisals is not None:
             result = analyse_surprisal_upload(stimuli, surprisals.name, surprisals.getvalue())
