@@ -16,15 +16,11 @@ from pfcore.ui.text import plain
 from pfcore.views.stimuli import (
     analyse_stimuli,
     analyse_surprisal_upload,
+    lm_eval_reader,
     read_stimuli_file,
     stimuli_from_upload,
     word_bars,
 )
-
-LM_EVAL_HERE = ("Results of lm-evaluation-harness (its sample logs, `lm_eval --log_samples`) are read on the "
-                "**Models** page, \"Add a run from lm-evaluation-harness sample logs\", not here: they hold one "
-                "log-likelihood per sentence or follow-up of pfcore's Paired-Focus items, not the per-token "
-                "surprisals this page needs for your stimuli.")
 
 
 def render_stimuli(choice: ModelChoice | None) -> None:
@@ -35,7 +31,9 @@ def render_stimuli(choice: ModelChoice | None) -> None:
         path = c2.text_input("...or the path of one on this machine", key="stimuli_path",
                              placeholder="syntactic-generalization/test_suites/json/number_src.json") \
             if deployment().allows_paths else ""
-        st.caption(LM_EVAL_HERE)
+        st.caption("lm-evaluation-harness sample logs (`lm_eval --log_samples`) are not read here: they hold one "
+                   "log-likelihood per sentence or follow-up of pfcore's Paired-Focus items, not the per-token "
+                   f"surprisals this page needs for your stimuli. {lm_eval_reader()}.")
         corrected = st.toggle("Beginning-of-word correction", value=True, key="stimuli_corrected",
                               help="Off: a word's surprisal is the plain sum of its tokens' (regions of SyntaxGym "
                                    "suites then aggregate token surprisals, as syntaxgym-core does).")

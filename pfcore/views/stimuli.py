@@ -127,8 +127,8 @@ def analyse_surprisal_upload(stimuli: Stimuli, name: str, data: bytes) -> Stimul
     if is_sample_log(shown):  # the scores of pfcore's Paired-Focus requests, whole: nothing of a suite's tokens
         raise InputError(f"{shown} is an lm-evaluation-harness sample log: it holds one log-likelihood per "
                          "request of pfcore's Paired-Focus tasks (`pfcore export lm-eval`), not the token "
-                         "surprisals of these stimuli. Read it as a run on the Models page (\"Add a run from "
-                         "lm-evaluation-harness sample logs\"); here, give the suite's surprisals in lm-zoo's format")
+                         f"surprisals of these stimuli. {lm_eval_reader()}; here, give the suite's surprisals in "
+                         "lm-zoo's format")
     if len(data) > SURPRISAL_FILE.cap:
         raise too_large(Path(shown), SURPRISAL_FILE)
     with tempfile.TemporaryDirectory() as folder:
@@ -141,6 +141,15 @@ def analyse_surprisal_upload(stimuli: Stimuli, name: str, data: bytes) -> Stimul
     return StimuliResult(evaluation.tokens, evaluation.rows, region_means(evaluation.rows),
                          evaluation.summary if stimuli.suite.predictions else None,
                          f"surprisals read from a file, {shown} (sha256 {surprisals.sha256})")
+
+
+def lm_eval_reader() -> str:
+    """Where an lm-eval sample log is read instead of the Stimuli page: the Models page, or on the
+    visitor's own machine where this server (public mode) takes no lm-eval logs."""
+    if deployment().public:
+        return ("Read it with `pfcore run --suite SUITE --scores LOG` on your own machine (this public server "
+                "does not take lm-eval logs)")
+    return "Read it as a run on the Models page (\"Add a run from lm-evaluation-harness sample logs\")"
 
 
 def score_stimuli(stimuli: Stimuli, scorer: RequestScorer, score: ScoreFn = plain_score,

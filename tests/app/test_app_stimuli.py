@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from pfcore.scoring.kinds.fake import ENABLE_VAR, FAKE_MODEL
 from tests.app_helpers import frame_with, no_errors, page, texts
 from tests.unit.test_lmzoo import gym_suite, lmzoo_file
 from tests.unit.test_syntaxgym_suite import suite_data, write_suite
@@ -114,7 +115,20 @@ def test_the_page_says_lm_eval_logs_are_read_on_the_models_page(tiny_gpt2: Path,
     at = page(PAGE, tiny_gpt2).run()
     no_errors(at)
     [note] = [c for c in texts(at.main.caption) if "lm-evaluation-harness" in c]
-    assert "**Models** page" in note and "Add a run from lm-evaluation-harness sample logs" in note
+    assert note.startswith("lm-evaluation-harness sample logs (`lm_eval --log_samples`) are not read here")
+    assert note.endswith("Read it as a run on the Models page (\"Add a run from lm-evaluation-harness sample logs\").")
+
+
+def test_in_public_mode_it_names_the_command_not_the_models_page(monkeypatch: pytest.MonkeyPatch,
+                                                                  cache_dir: Path) -> None:
+    """A public server's Models page takes no lm-eval logs, so the note names the command instead."""
+    monkeypatch.setenv(ENABLE_VAR, "1")
+    monkeypatch.setenv("PFCORE_PUBLIC", "1")
+    monkeypatch.setenv("PFCORE_MODELS_ALLOWED", f"{FAKE_MODEL}:fake")
+    at = page(PAGE, FAKE_MODEL).run()
+    no_errors(at)
+    [note] = [c for c in texts(at.main.caption) if "lm-evaluation-harness" in c]
+    assert "`pfcore run --suite SUITE --scores LOG` on your own machine" in note and "Models page" not in note
 
 
 def test_an_lm_eval_sample_log_as_surprisals_is_one_error_naming_the_models_page(
@@ -136,5 +150,5 @@ def test_an_lm_eval_sample_log_as_surprisals_is_one_error_naming_the_models_page
     assert not at.exception
     [error] = texts(at.error)
     assert error.startswith(f"{log.name} is an lm-evaluation-harness sample log: it holds one log-likelihood")
-    assert "Models page" in error and "Add a run from lm-evaluation-harness sample logs" in error
+    assert "Read it as a run on the Models page (\"Add a run from lm-evaluation-harness sample logs\")" in error
     assert not at.get("plotly_chart") and not at.dataframe
