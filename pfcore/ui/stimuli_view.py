@@ -16,6 +16,7 @@ from pfcore.ui.text import plain
 from pfcore.views.stimuli import (
     analyse_stimuli,
     analyse_surprisal_upload,
+    lm_eval_reader,
     read_stimuli_file,
     stimuli_from_upload,
     word_bars,
@@ -30,6 +31,9 @@ def render_stimuli(choice: ModelChoice | None) -> None:
         path = c2.text_input("...or the path of one on this machine", key="stimuli_path",
                              placeholder="syntactic-generalization/test_suites/json/number_src.json") \
             if deployment().allows_paths else ""
+        st.caption("lm-evaluation-harness sample logs (`lm_eval --log_samples`) are not read here: they hold one "
+                   "log-likelihood per sentence or follow-up of pfcore's Paired-Focus items, not the per-token "
+                   f"surprisals this page needs for your stimuli. {lm_eval_reader()}.")
         corrected = st.toggle("Beginning-of-word correction", value=True, key="stimuli_corrected",
                               help="Off: a word's surprisal is the plain sum of its tokens' (regions of SyntaxGym "
                                    "suites then aggregate token surprisals, as syntaxgym-core does).")
@@ -42,7 +46,8 @@ def render_stimuli(choice: ModelChoice | None) -> None:
                     "is not read. Remove the upload to score the file at that path.")
         stimuli = stimuli_from_upload(upload.name, upload.getvalue()) if upload else read_stimuli_file(path.strip())
         surprisals = st.file_uploader("...and, instead of the sidebar's model, its token surprisals from a model run "
-                                      "elsewhere (lm-zoo's format)", type=["tsv", "txt"], key="stimuli_surprisals") \
+                                      "elsewhere (lm-zoo's format)", type=["tsv", "txt", "jsonl"],
+                                      key="stimuli_surprisals") \
             if stimuli.suite is not None else None
         if surprisals is not None:
             result = analyse_surprisal_upload(stimuli, surprisals.name, surprisals.getvalue())

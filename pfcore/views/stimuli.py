@@ -20,6 +20,7 @@ from pfcore.files import too_large, upload_name, write_atomic
 from pfcore.intervals import mean_interval
 from pfcore.items.syntaxgym import GymSuite, read_stimuli, stimuli_kind
 from pfcore.models.spec import ModelSpec
+from pfcore.runs.lm_eval import is_sample_log
 from pfcore.scoring.align import Span, aggregate, owners
 from pfcore.scoring.lmzoo import SURPRISAL_FILE, read_surprisals
 from pfcore.scoring.requests import Progress, Request, RequestError, RequestScorer
@@ -115,13 +116,19 @@ def stimuli_from_upload(name: str, data: bytes) -> Stimuli:
 
 def analyse_surprisal_upload(stimuli: Stimuli, name: str, data: bytes) -> StimuliResult:
     """What the Stimuli page shows for a suite whose token surprisals come from an uploaded lm-zoo
-    file (refused unwritten when larger than a surprisal file, or in public mode an upload, may be):
-    `words` holds each token with its region, `source` names the file and its sha256."""
+    file (refused unwritten when larger than a surprisal file, or in public mode an upload, may be; an
+    lm-eval sample log is refused, pointing to the Models page that reads it): `words` holds each token
+    with its region, `source` names the file and its sha256."""
     if stimuli.suite is None:
         raise InputError(f"{stimuli.label} is a plain stimuli CSV; a surprisal file goes with a SyntaxGym suite "
                          "(a suite JSON or SyntaxGym's long CSV)")
     deployment().check_upload(len(data))
     shown = upload_name(name)
+    if is_sample_log(shown):  # the scores of pfcore's Paired-Focus requests, whole: nothing of a suite's tokens
+        raise InputError(f"{shown} is an lm-evaluation-harness sample log: it holds one log-likelihood per "
+                         "request of pfcore's Paired-Focus tasks (`pfcore export lm-eval`), not the token "
+                         f"surprisals of these stimuli. {lm_eval_reader()}; here, give the suite's surprisals in "
+                         "lm-zoo's format")
     if len(data) > SURPRISAL_FILE.cap:
         raise too_large(Path(shown), SURPRISAL_FILE)
     with tempfile.TemporaryDirectory() as folder:
@@ -134,6 +141,15 @@ def analyse_surprisal_upload(stimuli: Stimuli, name: str, data: bytes) -> Stimul
     return StimuliResult(evaluation.tokens, evaluation.rows, region_means(evaluation.rows),
                          evaluation.summary if stimuli.suite.predictions else None,
                          f"surprisals read from a file, {shown} (sha256 {surprisals.sha256})")
+
+
+def lm_eval_reader() -> str:
+    """Where an lm-eval sample log is read instead of the Stimuli page: the Models page, or on the
+    visitor's own machine where this server (public mode) takes no lm-eval logs."""
+    if deployment().public:
+        return ("Read it with `pfcore run --suite SUITE --scores LOG` on your own machine (this public server "
+                "does not take lm-eval logs)")
+    return "Read it as a run on the Models page (\"Add a run from lm-evaluation-harness sample logs\")"
 
 
 def score_stimuli(stimuli: Stimuli, scorer: RequestScorer, score: ScoreFn = plain_score,

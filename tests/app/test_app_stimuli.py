@@ -1,6 +1,7 @@
 """AppTests of the Stimuli page on the tiny GPT-2: a SyntaxGym suite (regions by condition,
 predictions, downloads), a plain stimuli CSV (per-word bars), the correction toggle, bad files; an
-uploaded suite with an uploaded surprisal file (numbers from the file, said so)."""
+uploaded suite with an uploaded surprisal file (numbers from the file, said so); lm-eval's sample logs sent
+to the Models page, which reads them."""
 from __future__ import annotations
 
 import hashlib
@@ -9,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from pfcore.scoring.kinds.fake import ENABLE_VAR, FAKE_MODEL
 from tests.app_helpers import frame_with, no_errors, page, texts
 from tests.unit.test_lmzoo import gym_suite, lmzoo_file
 from tests.unit.test_syntaxgym_suite import suite_data, write_suite
@@ -107,3 +109,46 @@ def test_a_surprisal_file_that_does_not_fit_is_one_error(tiny_gpt2: Path, tmp_pa
     errors = texts(at.error)
     assert len(errors) == 1 and errors[0].startswith("scores.tsv:3: sentence 1 (item 1, condition 1 'a'), region 1")
     assert "/tmp" not in errors[0]
+
+
+def test_the_page_says_lm_eval_logs_are_read_on_the_models_page(tiny_gpt2: Path, cache_dir: Path) -> None:
+    at = page(PAGE, tiny_gpt2).run()
+    no_errors(at)
+    [note] = [c for c in texts(at.main.caption) if "lm-evaluation-harness" in c]
+    assert note.startswith("lm-evaluation-harness sample logs (`lm_eval --log_samples`) are not read here")
+    assert note.endswith("Read it as a run on the Models page (\"Add a run from lm-evaluation-harness sample logs\").")
+
+
+def test_in_public_mode_it_names_the_command_not_the_models_page(monkeypatch: pytest.MonkeyPatch,
+                                                                  cache_dir: Path) -> None:
+    """A public server's Models page takes no lm-eval logs, so the note names the command instead."""
+    monkeypatch.setenv(ENABLE_VAR, "1")
+    monkeypatch.setenv("PFCORE_PUBLIC", "1")
+    monkeypatch.setenv("PFCORE_MODELS_ALLOWED", f"{FAKE_MODEL}:fake")
+    at = page(PAGE, FAKE_MODEL).run()
+    no_errors(at)
+    [note] = [c for c in texts(at.main.caption) if "lm-evaluation-harness" in c]
+    assert "`pfcore run --suite SUITE --scores LOG` on your own machine" in note and "Models page" not in note
+
+
+def test_an_lm_eval_sample_log_as_surprisals_is_one_error_naming_the_models_page(
+        tiny_gpt2: Path, tmp_path: Path, cache_dir: Path) -> None:
+    """A real sample log of an exported task, given where a suite's token surprisals go: one line that says
+    what the log holds and where it is read, no table or chart made of it."""
+    from pfcore.cli import main
+    from tests.cli.test_lm_eval import write_log
+
+    assert main(["export", "lm-eval", str(tmp_path / "tasks"), "--suite", "syntax", "--construction", "let_alone",
+                 "--limit-blocks", "1"]) == 0
+    (tmp_path / "out").mkdir()
+    log = write_log(tmp_path / "tasks", tmp_path / "out", tiny_gpt2, "syntax", bos=True)[0]
+    suite = gym_suite(tmp_path, [["The dog", "barks"], ["The dog", "bark"]], formulas=["(2;%a%) < (2;%b%)"])
+    at = page(PAGE, tiny_gpt2)
+    at.run()
+    at.file_uploader(key="stimuli_upload").set_value(("hand.json", suite.read_bytes(), "application/json")).run()
+    at.file_uploader(key="stimuli_surprisals").set_value((log.name, log.read_bytes(), "application/jsonl")).run()
+    assert not at.exception
+    [error] = texts(at.error)
+    assert error.startswith(f"{log.name} is an lm-evaluation-harness sample log: it holds one log-likelihood")
+    assert "Read it as a run on the Models page (\"Add a run from lm-evaluation-harness sample logs\")" in error
+    assert not at.get("plotly_chart") and not at.dataframe
