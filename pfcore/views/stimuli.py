@@ -146,7 +146,7 @@ def analyse_surprisal_upload(stimuli: Stimuli, name: str, data: bytes) -> Stimul
 def lm_eval_reader() -> str:
     """Where an lm-eval sample log is read instead of the Stimuli page: the Models page, or on the
     visitor's own machine where this server (public mode) takes no lm-eval logs."""
-    if deployment().public:
+    if not deployment().allows_saving:  # the Models page offers the lm-eval upload only where runs are saved
         return ("Read it with `pfcore run --suite SUITE --scores LOG` on your own machine (this public server "
                 "does not take lm-eval logs)")
     return "Read it as a run on the Models page (\"Add a run from lm-evaluation-harness sample logs\")"
