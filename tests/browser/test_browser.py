@@ -24,14 +24,6 @@ STOP_AFTER = 150  # requests done before the tour presses Stop
 # weights, pretraining tokens from its model card (SmolLM2: 2 trillion).
 DEFAULT_MODEL_SIZES = ("hf_id,parameters,pretraining_tokens,model_type\n"
                        "smollm2-135m-instruct-q4_1,134515008,2e12,CausalLM\n")
-# A made-up suite in SyntaxGym's format (not one of SyntaxGym's) for the Stimuli page: each sentence
-# with the negation the construction needs and without it. Regions: subject, negation, focus 1,
-# connective, focus 2.
-TOY_SUITE_ITEMS = [("You", "couldn't", "could", "lift a tiny rock,", "let alone", "a huge one."),
-                   ("We", "can't", "can", "sing an ugly song,", "much less", "a beautiful one."),
-                   ("They", "weren't able to", "were able to", "see a bright lamp,", "never mind", "a dim one."),
-                   ("He", "doesn't", "does", "like shrimp,", "let alone", "squid.")]
-TOY_SUITE_REGIONS = ("subject", "negation", "focus1", "connective", "focus2")
 
 try:
     from playwright.sync_api import Browser, Page, expect, sync_playwright
@@ -146,21 +138,6 @@ def submit_sentence(page: Page, sentence: str, connective: str) -> tuple[float, 
     return drawn, time.monotonic() - started
 
 
-def toy_suite() -> dict:
-    """TOY_SUITE_ITEMS as a SyntaxGym suite: the connective and focus 2 are less surprising with the
-    negation (the two predictions)."""
-    def condition(name: str, words: tuple[str, ...]) -> dict:
-        return {"condition_name": name, "regions": [{"region_number": i, "content": w} for i, w in enumerate(words, 1)]}
-    items = [{"item_number": n, "conditions": [condition("negated", (subject, negated, *rest)),
-                                               condition("positive", (subject, positive, *rest))]}
-             for n, (subject, negated, positive, *rest) in enumerate(TOY_SUITE_ITEMS, 1)]
-    return {"meta": {"name": "pf_negation", "metric": "sum"},
-            "region_meta": {str(i): name for i, name in enumerate(TOY_SUITE_REGIONS, 1)},
-            "predictions": [{"type": "formula", "formula": "(4;%negated%) < (4;%positive%)"},
-                            {"type": "formula", "formula": "(5;%negated%) < (5;%positive%)"}],
-            "items": items}
-
-
 def test_probe_in_a_real_browser(app: LiveApp, browser: Browser, artifacts: Path) -> None:
     page = new_page(browser)
     page.goto(f"{app.url}/Probe")  # a deep link as the server's first visit
@@ -216,57 +193,10 @@ def test_two_sentences_in_turn_and_every_label_names_the_second(app: LiveApp, br
     assert_server_quiet(app)
 
 
-def test_tour_of_the_four_pages(tour_app: LiveApp, browser: Browser, artifacts: Path) -> None:
+def test_stop_and_resume_during_a_live_run(tour_app: LiveApp, browser: Browser) -> None:
+    """Stop pressed while a run is still scoring (AppTest waits for a script to end, so it cannot
+    press Stop mid-run): at most one chunk of work is lost on Resume."""
     page = new_page(browser)
-    page.goto(tour_app.url)
-    settle(page)
-    home = time.monotonic() - tour_app.started
-
-    page.goto(f"{tour_app.url}/Probe")
-    settle(page)
-    expect(page.locator(".js-plotly-plot .main-svg").first).to_be_visible(timeout=WAIT_MS)
-    drawn, done = submit_sentence(page, PROBE_SENTENCE, "much less")  # warm model, fresh score cache
-    page.get_by_role("radio", name="never mind").click()
-    expect(page.get_by_text("with 'never mind' the model moves toward the entailed")).to_be_visible(timeout=WAIT_MS)
-    assert_no_exception(page)
-
-    # a free-form sentence with one follow-up pair: two decisions, on the sentence as typed and swapped
-    area = page.get_by_role("textbox", name="Your sentence")
-    area.fill("He doesn't like shrimp, let alone squid.")
-    area.press("Enter")
-    expect(page.get_by_text("Type a follow-up pair above")).to_be_visible(timeout=WAIT_MS)
-    page.get_by_role("textbox", name="Entailed 1").fill("Squid is worse than shrimp.")
-    contradicted = page.get_by_role("textbox", name="Contradicted 1")
-    contradicted.fill("Shrimp is worse than squid.")
-    contradicted.press("Enter")
-    expect(page.get_by_text(re.compile(r"\b[012] of 2 decisions"))).to_be_visible(timeout=WAIT_MS)
-    # the swapped sentence is named in the text above the table (the table's grid cells are a canvas)
-    expect(page.get_by_text("Swapped (foci exchanged): He doesn't like squid, let alone shrimp.")).to_be_visible()
-    assert_no_exception(page)
-
-    # an over-long paste: a message, and the text stays in the box
-    pasted = "You couldn't lift a tiny rock, let alone a huge one. " * 50
-    area.fill(pasted)
-    area.press("Enter")
-    expect(page.get_by_text("2,650 characters long")).to_be_visible(timeout=WAIT_MS)
-    assert area.input_value() == pasted
-    assert_no_exception(page)
-
-    page.goto(f"{tour_app.url}/Items")
-    settle(page)
-    expect(page.get_by_text("Correct pairs in this block")).to_be_visible(timeout=WAIT_MS)
-    page.get_by_role("textbox", name="Search the text").fill("rock")
-    page.get_by_role("textbox", name="Search the text").press("Enter")
-    expect(page.get_by_text("6,912 of 53,280 semantic items match")).to_be_visible(timeout=WAIT_MS)
-    expect(page.get_by_role("combobox", name="Block")).to_have_value(
-        "let alone · lift rock (small / large) · You couldn't", timeout=WAIT_MS)
-    page.wait_for_timeout(1000)
-    expect(page.get_by_text("Scoring with")).to_have_count(0, timeout=WAIT_MS)
-    settle(page)
-    expect(page.get_by_text("You couldn't lift a small rock, let alone a large one.").first).to_be_attached()
-    assert_no_exception(page)
-    screenshot(page, artifacts / "items.png")
-
     page.goto(f"{tour_app.url}/Run")
     settle(page)
     main = page.get_by_test_id("stMainBlockContainer")
@@ -284,35 +214,13 @@ def test_tour_of_the_four_pages(tour_app: LiveApp, browser: Browser, artifacts: 
     from_cache = int(re.search(r"([\d,]+) from the score cache", resumed.inner_text()).group(1).replace(",", ""))
     assert from_cache >= done_before_stop - UI_CHUNK  # at most one chunk of work is lost
     expect(page.get_by_text("items scored in")).to_be_visible(timeout=WAIT_MS)
-    expect(page.locator(".js-plotly-plot .main-svg").first).to_be_visible(timeout=WAIT_MS)
     settle(page)
     assert_no_exception(page)
-    # a second, smaller run: the results shown are the second run's
-    blocks.fill("1")
-    blocks.press("Enter")
-    settle(page)
-    main.get_by_role("button", name="Run", exact=True).click()
-    expect(page.get_by_text("items scored in").first).to_be_visible(timeout=WAIT_MS)
-    settle(page)
-    picked = page.get_by_role("combobox", name="Run")
-    expect(picked).to_have_value(re.compile(r"· 32 items$"), timeout=WAIT_MS)
-    screenshot(page, artifacts / "run.png")
-
-    page.goto(f"{tour_app.url}/Models")
-    settle(page)
-    expect(page.get_by_text("Spearman's ρ")).to_be_visible(timeout=WAIT_MS)
-    expect(page.get_by_text("n = 37 models")).to_be_visible()  # the default model's run is placed
-    expect(page.locator(".js-plotly-plot .main-svg").first).to_be_visible(timeout=WAIT_MS)
-    assert_no_exception(page)
-    screenshot(page, artifacts / "models.png")
-    (artifacts / "timings-tour.json").write_text(json.dumps(
-        {"server_up_s": round(tour_app.server_up_s, 2), "cold_start_to_home_rendered_s": round(home, 2),
-         "warm_probe_chart_drawn_s": round(drawn, 2),
-         "warm_probe_page_done_s": round(done, 2)}, indent=2))
 
 
-def test_a_link_survives_page_changes_and_models_compare_side_by_side(
-        tour_app: LiveApp, browser: Browser, artifacts: Path, tiny_gpt2: Path, checkpoint_series: Path) -> None:
+def test_a_link_survives_clicks_in_the_sidebar(tour_app: LiveApp, browser: Browser) -> None:
+    """The link's sentence and construction are still there after going to Items and back through the
+    sidebar's links (a browser's own navigation; AppTest opens one page at a time)."""
     page = new_page(browser)
     query = urlencode({"sentence": "He doesn't like shrimp, let alone squid.", "construction": "much_less"})
     page.goto(f"{tour_app.url}/Probe?{query}")
@@ -328,42 +236,6 @@ def test_a_link_survives_page_changes_and_models_compare_side_by_side(
     assert page.get_by_role("textbox", name="Your sentence").input_value() == "He doesn't like shrimp, let alone squid."
     expect(page.get_by_role("radio", name="much less")).to_be_checked()
     assert_no_exception(page)
-
-    # the default model beside the tiny one: one colour per model, one table of both
-    page.goto(f"{tour_app.url}/Probe")
-    settle(page)
-    compare = page.get_by_test_id("stSidebar").get_by_role("combobox", name="Compare with")
-    # Enter picks the highlighted option: type until the entry is offered (a rerun that is still
-    # drawing the sidebar on a busy machine empties the box)
-    offered = page.get_by_role("option", name=f"Add: {tiny_gpt2}")
-    picked = page.get_by_test_id("stSidebar").locator(f'[data-tag][aria-label="{tiny_gpt2}"]').filter(visible=True)
-    for _ in range(30):  # until the model is picked: the state the rest needs, however long the machine takes
-        compare.fill(str(tiny_gpt2))
-        try:
-            expect(offered).to_be_visible(timeout=5000)
-            compare.press("Enter")
-            expect(picked).to_be_visible(timeout=10_000)
-            break
-        except AssertionError:
-            settle(page)
-    compare.press("Escape")  # close the options list before the screenshot
-    settle(page)
-    expect(picked).to_be_visible(timeout=WAIT_MS)
-    verdict = re.compile(re.escape(str(tiny_gpt2)) + r": (consistent|against|mixed)")
-    expect(page.get_by_text(verdict).first).to_be_visible(timeout=WAIT_MS)
-    expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=WAIT_MS)
-    assert_no_exception(page)
-    screenshot(page, artifacts / "probe-side-by-side.png")
-
-    # the sentence across the tiny model's three checkpoints
-    page.get_by_text("Across training checkpoints").click()
-    page.get_by_role("textbox", name="Checkpoint folder").fill(str(checkpoint_series))
-    page.get_by_role("textbox", name="Checkpoint folder").press("Enter")
-    page.get_by_role("button", name="Score 3 checkpoints").click()
-    expect(page.get_by_text("3 checkpoints scored")).to_be_visible(timeout=WAIT_MS)
-    settle(page)
-    assert_no_exception(page)
-    screenshot(page, artifacts / "probe-checkpoints.png")
 
 
 # Chart titles that run past their chart's drawing (plotly cuts them there).
@@ -392,51 +264,7 @@ def test_pages_fit_an_800_pixel_window(tour_app: LiveApp, browser: Browser, arti
             label = page.get_by_text("Beginning-of-word correction", exact=True)
             assert label.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), "the correction toggle's label is cut"
         screenshot(page, artifacts / f"{name.lower()}-800px.png", width=800)
-    assert_server_quiet(tour_app)  # after the tour, the links and the comparisons too
-
-
-@pytest.fixture(scope="module")
-def pages_app(artifacts: Path, tmp_path_factory: pytest.TempPathFactory, converted_models: Path) -> Iterator[LiveApp]:
-    """The app for the Home, Trajectories and Stimuli pages, on its own fresh cache whose results
-    table starts with the bundled published results, as a new user's does."""
-    cache = _fresh_cache(tmp_path_factory, converted_models, "pages-cache")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("PFCORE_BUNDLED", "1")
-        with serve(cache, artifacts / "streamlit-pages.log") as live:
-            yield live
-
-
-def test_home_trajectories_and_stimuli(pages_app: LiveApp, browser: Browser, artifacts: Path, tmp_path: Path) -> None:
-    """The three pages the other tests do not draw, each as a new user first sees it."""
-    page = new_page(browser)
-    page.goto(pages_app.url)
-    settle(page)
-    main = page.get_by_test_id("stMainBlockContainer")
-    expect(main.get_by_role("link", name=re.compile("Stimuli"))).to_be_visible(timeout=WAIT_MS)
-    assert_no_exception(page)
-    screenshot(page, artifacts / "home.png")
-
-    page.goto(f"{pages_app.url}/Trajectories")
-    settle(page)
-    expect(page.get_by_role("combobox", name="Model")).to_have_value(re.compile("pythia-12b"), timeout=WAIT_MS)
-    expect(page.locator(".js-plotly-plot .main-svg").first).to_be_visible(timeout=WAIT_MS)
-    settle(page)
-    assert_no_exception(page)
-    screenshot(page, artifacts / "trajectories.png")
-
-    suite = tmp_path / "pf_negation.json"
-    suite.write_text(json.dumps(toy_suite()))
-    page.goto(f"{pages_app.url}/Stimuli")
-    settle(page)
-    path = page.get_by_role("textbox", name=re.compile("path of one"))
-    path.fill(str(suite))
-    path.press("Enter")
-    expect(page.get_by_text(f"{2 * len(TOY_SUITE_ITEMS)} sentences scored by")).to_be_visible(timeout=WAIT_MS)
-    expect(page.locator(".js-plotly-plot .main-svg").first).to_be_visible(timeout=WAIT_MS)
-    settle(page)
-    assert_no_exception(page)
-    screenshot(page, artifacts / "stimuli.png")
-    assert_server_quiet(pages_app)
+    assert_server_quiet(tour_app)  # after the live run and the link too
 
 
 @pytest.fixture(scope="module")

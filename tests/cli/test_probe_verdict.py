@@ -163,26 +163,11 @@ def test_default_model_probe_equals_the_suite_on_that_block(default_model_cache:
 LUNCH = "We barely had time for lunch, let alone dinner."
 
 
-def test_probe_cli_scores_a_pair_on_the_swapped_sentence_too(tiny_gpt2: Path, cache_dir: Path,
-                                                             capsys: pytest.CaptureFixture[str]) -> None:
-    """The issue's own command: two decisions, one on "We barely had time for dinner, let alone lunch."."""
-    assert main(["probe", LUNCH, "--entailed", "Having time for dinner is harder than having time for lunch.",
-                 "--contradicted", "Having time for lunch is harder than having time for dinner.",
-                 "--model", str(tiny_gpt2), "--json"]) == 0
-    out = json.loads(capsys.readouterr().out)
-    assert out["n_decisions"] == 2 and out["verdict"] in (CONSISTENT, AGAINST, MIXED)
-    assert [d["context"] for d in out["decisions"]] == [LUNCH, "We barely had time for dinner, let alone lunch."]
-    assert out["swapped_sentence"] == "We barely had time for dinner, let alone lunch." and out["swap_note"] is None
-
-
 def test_probe_cli_single_decision_is_not_a_verdict(tiny_gpt2: Path, cache_dir: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["probe", "The hotel was noisy, not to mention the cost.", "--entailed", "The cost was high too.",
             "--contradicted", "The cost was low.", "--model", str(tiny_gpt2)]
-    assert main([*argv, "--json"]) == 0
-    out = json.loads(capsys.readouterr().out)
-    assert out["verdict"] == SINGLE and out["n_decisions"] == 1 and out["reading"].startswith("one decision: ")
-    assert main(argv) == 0
+    assert main(argv) == 0  # its JSON: test_a_pair_whose_sentence_cannot_be_swapped_is_one_decision_not_a_verdict
     text = capsys.readouterr().out
     assert "verdict: one decision: against 'or', 'not to mention' moved the model" in text
     assert "not the same kind of phrase" in text
@@ -196,41 +181,6 @@ def test_probe_cli_words_need_no_pair(tiny_gpt2: Path, cache_dir: Path, capsys: 
     assert main(["probe", LUNCH, "--words", "--model", str(tiny_gpt2)]) == 0
     text = capsys.readouterr().out
     assert "difference_bits" in text and "verdict" not in text
-
-
-CARLSEN = "He has never beaten Peter, let alone Magnus Carlsen."
-
-
-def test_issue_32s_sentence_reads_focus_1_and_decides_on_grammatical_sentences_only(
-        tiny_gpt2: Path, cache_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 32's command (on the tiny GPT-2): focus 1 'Peter'; with a typed pair, both decisions read
-    grammatical sentences, and nothing was left out."""
-    assert main(["probe", CARLSEN, "--words", "--json", "--model", str(tiny_gpt2)]) == 0
-    out = json.loads(capsys.readouterr().out)
-    assert (out["focus1"], out["focus2"]) == ("Peter", "Magnus Carlsen") and out["words"]
-    assert main(["probe", CARLSEN, "--entailed", "Beating Peter is easier than beating Magnus Carlsen.",
-                 "--contradicted", "Beating Peter is harder than beating Magnus Carlsen.", "--model", str(tiny_gpt2),
-                 "--json"]) == 0
-    out = json.loads(capsys.readouterr().out)
-    assert [d["context"] for d in out["decisions"]] == [CARLSEN, "He has never beaten Magnus Carlsen, let alone Peter."]
-    assert out["not_scored"] == [] and out["swap_note"] is None
-
-
-def test_a_swapped_sentence_that_fails_the_check_is_shown_and_left_out(tiny_gpt2: Path, cache_dir: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch,
-                                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    """When the check fails (forced here: no sentence of the corpus fails it), the swapped sentence is
-    named with the reason, and the verdict rests on the sentence as typed alone."""
-    monkeypatch.setattr("pfcore.probe.swap.broken_parse", lambda probe, swapped: f"'{swapped.text}' is not scored: X")
-    assert main(["probe", CARLSEN, "--entailed", "Beating Peter is easier than beating Magnus Carlsen.",
-                 "--contradicted", "Beating Peter is harder than beating Magnus Carlsen.", "--model", str(tiny_gpt2),
-                 "--json"]) == 0
-    out = json.loads(capsys.readouterr().out)
-    assert out["n_decisions"] == 1 and out["verdict"] == SINGLE and out["swapped_sentence"] is None
-    swapped = "He has never beaten Magnus Carlsen, let alone Peter."
-    assert out["not_scored"] == [{"what": "the sentence with its foci swapped", "sentence": swapped,
-                                  "reason": f"'{swapped}' is not scored: X"}]
-    assert "is not scored: X" in out["swap_note"] and "is not scored: X" in out["note"]
 
 
 def test_probe_cli_without_pair_or_words_suggests_propose(capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,8 +11,10 @@ from dataclasses import replace
 import pytest
 
 from pfcore.items import default_items
-from pfcore.probe import Probe, analyze_sentence
+from pfcore.probe import Probe, analyze_sentence, probe_sentence
 from pfcore.probe.swap import broken_parse, swap_foci
+from pfcore.probe.verdict import SINGLE
+from pfcore.scoring.kinds.fake import FakeScorer
 from tests.unit.test_probe_detection import REAL_USES
 
 # (sentence, the sentence with its foci exchanged)
@@ -140,3 +142,29 @@ def test_on_the_papers_frame_the_swap_is_the_generators_other_order() -> None:
 @pytest.mark.slow
 def test_on_every_shipped_block_the_swap_is_the_generators_other_order() -> None:
     check_generator_order(step=1)
+
+
+CARLSEN = "He has never beaten Peter, let alone Magnus Carlsen."
+CARLSEN_PAIR = ("Beating Peter is easier than beating Magnus Carlsen.",
+                "Beating Peter is harder than beating Magnus Carlsen.")
+
+
+def test_issue_32s_pair_is_decided_on_both_grammatical_sentences() -> None:
+    """Issue 32's sentence with a typed pair: both decisions read grammatical sentences, and nothing
+    was left out."""
+    out = probe_sentence(FakeScorer(), analyze_sentence(CARLSEN), [CARLSEN_PAIR]).as_json("m")
+    swapped = "He has never beaten Magnus Carlsen, let alone Peter."
+    assert [d["context"] for d in out["decisions"]] == [CARLSEN, swapped]
+    assert out["swapped_sentence"] == swapped and out["not_scored"] == [] and out["swap_note"] is None
+
+
+def test_a_swapped_sentence_that_fails_the_check_is_named_and_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the check fails (forced here: no sentence of the corpus fails it), the swapped sentence is
+    named with the reason, and the verdict rests on the sentence as typed alone."""
+    monkeypatch.setattr("pfcore.probe.swap.broken_parse", lambda probe, swapped: f"'{swapped.text}' is not scored: X")
+    out = probe_sentence(FakeScorer(), analyze_sentence(CARLSEN), [CARLSEN_PAIR]).as_json("m")
+    assert out["n_decisions"] == 1 and out["verdict"] == SINGLE and out["swapped_sentence"] is None
+    swapped = "He has never beaten Magnus Carlsen, let alone Peter."
+    assert out["not_scored"] == [{"what": "the sentence with its foci swapped", "sentence": swapped,
+                                  "reason": f"'{swapped}' is not scored: X"}]
+    assert "is not scored: X" in out["swap_note"] and "is not scored: X" in out["note"]
