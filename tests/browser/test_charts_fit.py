@@ -59,12 +59,17 @@ def plotly_warnings(page: Page) -> list[str]:
     return seen
 
 
-def whole_page(page: Page, width: int) -> None:
+DRAWN = "n => [...document.querySelectorAll('.js-plotly-plot')].filter(gd => gd._fullLayout).length >= n"
+
+
+def whole_page(page: Page, width: int, least: int) -> None:
     """The window as tall as the page (at the same width), so that every chart is drawn: Streamlit
-    draws a chart only once it is near the window."""
+    draws a chart only once it is near the window. Waits until `least` charts are laid out (on a busy
+    machine that takes longer than any fixed pause), then a moment for the last one's layout."""
     height = page.evaluate("document.querySelector('[data-testid=\"stMainBlockContainer\"]').scrollHeight")
     page.set_viewport_size({"width": width, "height": min(int(height) + 120, 12000)})
-    page.wait_for_timeout(2500)
+    page.wait_for_function(DRAWN, arg=least, timeout=WAIT_MS)
+    page.wait_for_timeout(1000)
 
 
 @pytest.mark.parametrize("width, height", SIZES)
@@ -80,7 +85,7 @@ def test_every_chart_of_every_page_fits(fit_app: LiveApp, browser: Browser, arti
             expect(page.locator(".js-plotly-plot .main-svg").first).to_be_visible(timeout=WAIT_MS)
             settle(page)
         assert_no_exception(page)
-        whole_page(page, width)
+        whole_page(page, width, least)
         charts = page.evaluate(CHECK_CHARTS)
         name = f"{path.split('?')[0] or 'Home'} at {width}x{height}"
         assert len(charts) >= least, (name, charts)
