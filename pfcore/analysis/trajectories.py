@@ -42,8 +42,9 @@ OWN = "own"  # the origin of own runs' rows; every other origin is a collection'
 FIGURE2 = {"pf_avg:aligned": "PF meaning, plausible", "pf_avg:misaligned": "PF meaning, implausible",
            "syntax:Avg_Test": "PF form (syntax)", "blimp:all": "BLiMP", "comps:all": "COMPS",
            "ewok:all": "EWoK"}
+# the filters in words: one vocabulary for the pickers (`filter_label`) and the axis titles (`readable_series`)
 FILTER_NAMES = {"aligned": "plausible", "misaligned": "implausible", "all": "all items",
-                "Avg_Test": "syntax, mean of the tests"}
+                "Avg_Test": "mean of the tests", "Avg_Control": "mean of the controls"}
 FIGURE3_FILTERS = ("aligned", "misaligned")
 # Figure 4: (a) form, (b) implausible, (c) EWoK physical relations, each against plausible meaning
 FD_X = "pf_avg:aligned"
@@ -178,17 +179,15 @@ def series_label(name: str, user: frozenset[str] = frozenset()) -> str:
 
 AVERAGE_NAMES = {"pf_avg": "semantic accuracy", "syntax": "syntactic accuracy", "blimp": "BLiMP accuracy",
                  "comps": "COMPS accuracy", "ewok": "EWoK accuracy"}
-READABLE_FILTERS = {"aligned": "plausible", "misaligned": "implausible", "all": "all items", "Avg_Test": "tests",
-                    "Avg_Control": "controls"}
 
 
 def readable_series(name: str) -> str:
-    """A series name in words for axis titles: "syntax:Avg_Test" -> "syntactic accuracy (tests)",
+    """A series name in words for axis titles: "syntax:Avg_Test" -> "syntactic accuracy (mean of the tests)",
     "letalone:aligned" -> "let alone (plausible)"."""
     base, _, metric = name.partition("@")
     construction, _, filt = base.partition(":")
     what = AVERAGE_NAMES.get(construction) or construction_words(construction)
-    detail = READABLE_FILTERS.get(filt) or filt.removeprefix("domain_").removeprefix("paradigm_").replace("_", " ")
+    detail = FILTER_NAMES.get(filt) or filt.removeprefix("domain_").removeprefix("paradigm_").replace("_", " ")
     return f"{what} ({detail})" + (f", {metric}" if metric else "")
 
 

@@ -13,6 +13,8 @@ from pfcore.analysis.trajectories import (
     TOKENS,
     by_tokens,
     curves,
+    filter_label,
+    readable_series,
     smoothed,
     tokens_seen,
 )
@@ -93,3 +95,12 @@ def test_by_step_and_unsmoothed_the_figure_is_as_before() -> None:
     fig = curves_figure(pythia_curves(["pf_avg:aligned"]), "curves")
     assert fig.layout.xaxis.title.text == "Training step (log scale)"
     assert [t.opacity for t in fig.data] == [None] and list(fig.data[0].x) == STEPS
+
+
+def test_a_filter_reads_the_same_in_the_pickers_and_the_axis_titles() -> None:
+    """One vocabulary of filters: Figure 3's picker and Figure 4's axis titles name a filter alike
+    (they used two tables that disagreed: "syntax, mean of the tests" against "tests")."""
+    for filt, words in (("Avg_Test", "mean of the tests"), ("Avg_Control", "mean of the controls"),
+                        ("aligned", "plausible"), ("misaligned", "implausible")):
+        assert filter_label(filt) == f"{words} ({filt})"
+        assert readable_series(f"syntax:{filt}").endswith(f"({words})")
