@@ -295,13 +295,15 @@ def reveal(page: Page, number: int) -> None:
 
 
 def lesson_step_shown(page: Page, number: int) -> None:
-    """Wait until a lesson step is computed: its title, its line of what to notice, nothing running."""
+    """Wait until a lesson step is computed: its title, its line of what to notice, nothing running;
+    then its question, once (while a revealed step reruns, the question in the chart's place stays on
+    the page beside the new one until the run ends)."""
     step = LESSON[number - 1]
     expect(page.get_by_role("heading", name=f"{number}. {step.title}")).to_be_visible(timeout=WAIT_MS)
-    expect(page.get_by_text(step.question)).to_be_visible(timeout=WAIT_MS)
     expect(page.get_by_text("What to notice:")).to_be_visible(timeout=WAIT_MS)
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=WAIT_MS)
     expect(page.locator('[data-stale="true"]')).to_have_count(0, timeout=WAIT_MS)  # nothing left of the last step
+    expect(page.get_by_text(step.question)).to_be_visible(timeout=WAIT_MS)
     expect(page.locator(".js-plotly-plot .main-svg").first).to_be_visible(timeout=WAIT_MS)
     assert_no_exception(page)
 
