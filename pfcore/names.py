@@ -18,10 +18,15 @@ DTYPES = ("float32", "bfloat16", "float16")  # the precisions a model loads in, 
 BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
+def odd_character(text: str) -> str | None:
+    """The first character of a text not shown as itself on one line: a control (a newline, a tab,
+    NUL), a lone surrogate, or a bidirectional control; None when there is none."""
+    return next((ch for ch in text if ch in BIDI or unicodedata.category(ch) in ("Cc", "Cs")), None)
+
+
 def unprintable(text: str) -> bool:
-    """Whether a text holds a character not shown as itself on one line: a control (a newline, a tab,
-    NUL), a lone surrogate, or a bidirectional control."""
-    return any(ch in BIDI or unicodedata.category(ch) in ("Cc", "Cs") for ch in text)
+    """Whether a text holds a character not shown as itself on one line (see `odd_character`)."""
+    return odd_character(text) is not None
 
 
 MAX_NAME_CHARS = 300  # of a name a user gives (a model's, as a link's model name)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from pfcore.errors import InputError
 from pfcore.models.spec import AUTO, DEFAULT_MODEL, DTYPES, ModelSpec, resolve_device
 from pfcore.names import ModelKind
-from pfcore.output import envelope
+from pfcore.output import envelope, json_text
 from pfcore.progress import Progress, ProgressMeter, ProgressView, text_bar, throttled
 from pfcore.scoring.kinds import named_kinds
 
@@ -150,7 +150,7 @@ def json_rows(df: pd.DataFrame) -> list[dict[str, object]]:
 
 def print_envelope(objects: Sequence[object]) -> None:
     """Print the models' JSON objects in pfcore.output's envelope, as one line of strict JSON (no NaN)."""
-    print(json.dumps(envelope(objects), allow_nan=False))
+    print(json_text(envelope(objects)))
 
 
 def duplicate_warning(duplicate: DuplicateCheckpoint, *, excluded: bool) -> str:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import html
 import re
-import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlencode
@@ -16,6 +15,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from pfcore.errors import PfcoreError
+from pfcore.names import odd_character
 from pfcore.probe import MAX_CHARS
 from pfcore.ui.text import plain
 
@@ -25,7 +25,6 @@ Query = dict[str, list[str]]
 MAX_NAMES = 32  # settings one link may carry
 MAX_VALUES = 64  # values of one setting (a list of series is the longest)
 NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
-BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")  # they reorder what is shown
 
 
 @dataclass(frozen=True)
@@ -75,7 +74,7 @@ def _refusal(value: str, rule: Rule) -> str:
     """Why a value breaks its rule ("" when it keeps it)."""
     if len(value) > rule.chars:
         return f"a value of {len(value):,} characters; at most {rule.chars:,} are read"
-    odd = next((ch for ch in value if ch in BIDI or unicodedata.category(ch) in ("Cc", "Cs")), None)
+    odd = odd_character(value)
     if odd is not None:
         return f"a value with the control character U+{ord(odd):04X}, which no setting holds"
     if value and rule.allowed is not None and not rule.allowed.fullmatch(value):
