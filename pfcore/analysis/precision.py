@@ -7,9 +7,8 @@ import pandas as pd
 from pfcore.analysis.models import RUN_SOURCE_PREFIX
 from pfcore.errors import InputError
 from pfcore.models.precision import PAPER_DTYPE, mixed_note, precision_note
-from pfcore.paths import cache_subdir
 from pfcore.store.manifest import read_manifest
-from pfcore.store.runs import MANIFEST
+from pfcore.store.runs import finished_manifest
 
 MAX_RUN_ID = 255  # longer is no run id (and no file name)
 PRECISION = "precision"  # the column: an own run's dtype, '' for values from elsewhere (the paper's are float32)
@@ -26,11 +25,9 @@ def run_dtype(source: str) -> str:
 def _recorded_dtype(source: str) -> str:
     """The dtype one "pfcore run <run id>" source's record gives; '' for any other source."""
     run_id = source.removeprefix(RUN_SOURCE_PREFIX)
-    if run_id == source or not run_id or "/" in run_id or len(run_id) > MAX_RUN_ID:
-        return ""
-    path = cache_subdir("runs") / run_id / MANIFEST
-    try:
-        return read_manifest(path).model.dtype if path.is_file() else ""
+    try:  # the manifest alone: the run's tables are not read for this
+        path = finished_manifest(run_id) if run_id != source and len(run_id) <= MAX_RUN_ID else None
+        return read_manifest(path).model.dtype if path else ""
     except (InputError, OSError):
         return ""
 

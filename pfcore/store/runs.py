@@ -102,9 +102,15 @@ def list_runs(root: Path | None = None) -> list[RunRecord]:
     return runs
 
 
+def finished_manifest(run_id: str) -> Path | None:
+    """The manifest of the finished run of that id (its folder name under the cache's runs/); None if none."""
+    path = cache_subdir("runs") / run_id / MANIFEST
+    return path if run_id and "/" not in run_id and path.is_file() else None
+
+
 def find_run(run_id: str) -> RunRecord:
-    """The finished run of that id (its folder name under the cache's runs/); KeyError if none."""
-    folder = cache_subdir("runs") / run_id
-    if not run_id or "/" in run_id or not (folder / MANIFEST).is_file():
+    """The finished run of that id (see `finished_manifest`); KeyError if none."""
+    path = finished_manifest(run_id)
+    if path is None:
         raise KeyError(f"no finished run {run_id!r}")
-    return load_run(folder)
+    return load_run(path.parent)
