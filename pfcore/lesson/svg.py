@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
+from pfcore.plots.kit import human
+
 WIDTH = 900  # pixels: the handout's column
 FONT = 13
 DEFAULT_COLOUR = "#0072B2"
@@ -63,7 +65,7 @@ class Axis:
         if self.kind == "category":
             return [(float(i), c) for i, c in enumerate(self.categories)]
         if self.kind == "log":
-            return [(float(e), _short(10.0 ** e)) for e in range(math.ceil(self.low), math.floor(self.high) + 1)]
+            return [(float(e), human(10.0 ** e)) for e in range(math.ceil(self.low), math.floor(self.high) + 1)]
         step = _nice((self.high - self.low) / 5)
         first = math.ceil(self.low / step) * step
         values = np.arange(first, self.high + step / 2, step)
@@ -82,14 +84,6 @@ def _number(value: float, step: float) -> str:
     """A tick label with the decimals its step needs."""
     decimals = max(0, -math.floor(math.log10(step))) if step < 1 else 0
     return f"{value:,.{decimals}f}" if abs(value) > step / 1e6 else "0"
-
-
-def _short(value: float) -> str:
-    """A power of ten as a short label (100, 10k, 1M, 10B)."""
-    for size, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
-        if value >= size:
-            return f"{value / size:g}{suffix}"
-    return f"{value:g}"
 
 
 def _traces(fig: go.Figure, axis: str) -> Iterator[Any]:
