@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-PAPER_DTYPE = "float32"  # the paper's precision, and pfcore's default
+from pfcore.names import DTYPES
+
+PAPER_DTYPE = DTYPES[0]  # float32: the paper's precision, and pfcore's default
 MEASURED = "measured on one H200, 2026-12-04"
 EFFECTS = {  # what each other precision was measured to change
     "bfloat16": f"6% of decisions (11 of 180) differed on the golden set, {MEASURED}",
