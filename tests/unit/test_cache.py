@@ -14,6 +14,7 @@ from pfcore.scoring.causal import CausalScorer
 from pfcore.scoring.models import load_model
 from pfcore.scoring.requests import Request
 from pfcore.store.cache import TABLE, ScoreCache, score_cached
+from tests.writers import put_scores
 
 REQS = [Request("You couldn't lift a tiny rock, let alone a huge one.", f"Lifting rock {i} is easier.")
         for i in range(12)]
@@ -87,20 +88,14 @@ def test_corrupt_file_is_moved_aside_and_rebuilt(cache_dir: Path) -> None:
     assert list(cache_dir.glob("scores.sqlite.corrupt-*"))
 
 
-def _writer(path: str, start: int) -> None:
-    with ScoreCache(Path(path)) as cache:
-        for i in range(start, start + 200, 10):
-            cache.put_many((f"k{j}", [1, 2], np.array([-1.0, -2.0])) for j in range(i, i + 10))
-
-
 def test_two_processes_write_at_once(tmp_path: Path) -> None:
     path = tmp_path / "scores.sqlite"
     ctx = mp.get_context("spawn")
-    procs = [ctx.Process(target=_writer, args=(str(path), s)) for s in (0, 1000)]
+    procs = [ctx.Process(target=put_scores, args=(str(path), s)) for s in (0, 1000)]
     for p in procs:
         p.start()
     for p in procs:
-        p.join(600)  # two fresh interpreters import numpy and pfcore: minutes on a machine loaded 4x over
+        p.join(600)  # two fresh interpreters import numpy and pfcore's store
     assert [p.exitcode for p in procs] == [0, 0], "a writer failed (1) or did not finish in time (None)"
     with ScoreCache(path) as cache:
         assert cache.count() == 400

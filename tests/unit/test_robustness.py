@@ -25,6 +25,7 @@ from pfcore.scoring.requests import Request
 from pfcore.store import results as res
 from pfcore.store.cache import TABLE, ScoreCache, namespace, request_key, score_cached
 from pfcore.suites.base import RunConfig
+from tests.writers import ROWS, append_rows
 
 SENTENCES = [Request("", "The cat sat on the mat."), Request("The cat", "sat on the mat.")]
 
@@ -96,27 +97,14 @@ def test_kind_mismatch_is_refused_before_loading(tiny_gpt2: Path, monkeypatch: p
 
 # ----- 2. two writers of the results table -----
 
-ROWS = 15  # appends per writer: enough for the two to interleave (each append takes the table's lock)
-
-def _append_rows(cache: str, writer: int) -> None:
-    """Append ROWS rows of its own source to the results table (run in a separate process)."""
-    import os
-    os.environ["PFCORE_CACHE"] = cache
-    from pfcore.store import results
-    for i in range(ROWS):
-        results.append_results(pd.DataFrame({
-            "model": "m", "revision": "main", "step": [None], "suite": "semantic", "construction": "letalone",
-            "filter": "all", "metric": "accuracy", "value": [i / ROWS], "source": f"writer{writer}-{i}"}))
-
-
 def test_two_processes_appending_keep_every_row(cache_dir: Path) -> None:
     cache_dir.mkdir(parents=True, exist_ok=True)
     ctx = mp.get_context("spawn")
-    procs = [ctx.Process(target=_append_rows, args=(str(cache_dir), w)) for w in (1, 2)]
+    procs = [ctx.Process(target=append_rows, args=(str(cache_dir), w)) for w in (1, 2)]
     for p in procs:
         p.start()
     for p in procs:
-        p.join(600)  # a busy machine: 170 s with four other processes on the two cores
+        p.join(600)  # generous for a busy machine; quiet, both are done in 2 s
     assert [p.exitcode for p in procs] == [0, 0]
     assert len(res.load_results()) == 2 * ROWS
 
