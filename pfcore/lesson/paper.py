@@ -78,7 +78,7 @@ def own_run_note(results: pd.DataFrame, model: str | None, construction: Constru
 
 
 def _values(table: str, construction: Construction) -> pd.DataFrame:
-    """One construction's rows of a paper table (model, value), its layout spelling it "letalone"."""
+    """One construction's rows of a paper table (model, value): the paper's layout ("letalone")."""
     rows = load_reference(table)
     return rows[rows["construction"] == construction.published][["model", "value"]]
 
