@@ -88,8 +88,8 @@ class Reduction(StrEnum):
 
 
 class Construction(StrEnum):
-    """The four Paired-Focus constructions, by the name pfcore uses; `words` is how a sentence
-    writes them, `published` how the paper's semantic result files do ("letalone")."""
+    """The four Paired-Focus constructions, by the name every table of pfcore's uses; `words` is how
+    a sentence writes them, `published` how the paper's semantic result files do ("letalone")."""
 
     LET_ALONE = "let_alone"
     MUCH_LESS = "much_less"
@@ -119,13 +119,20 @@ class Construction(StrEnum):
         return next((c for c in cls if c.published == key), None)
 
 
+def construction_name(label: str) -> str:
+    """A construction column's label as pfcore's tables name it ("letalone", "let alone" -> "let_alone"),
+    so that rows written or published in another spelling key as its own runs' rows do."""
+    return _respelled(label, lambda c: c.value)
+
+
 def construction_words(label: str) -> str:
     """A construction column's label as a sentence writes it ("letalone" -> "let alone"); see `_respelled`."""
     return _respelled(label, lambda c: c.words)
 
 
 def published_name(label: str) -> str:
-    """A construction column's label as the published summaries spell it ("let_alone" -> "letalone")."""
+    """A construction column's label as the paper's layout spells it ("let_alone" -> "letalone"), for the
+    files that reproduce the paper's own (its semantic summaries, its Tables 5-8)."""
     return _respelled(label, lambda c: c.published)
 
 

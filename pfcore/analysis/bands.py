@@ -17,13 +17,13 @@ from pathlib import Path
 import pandas as pd
 
 from pfcore.analysis.models import RUN_SOURCE_PREFIX
-from pfcore.analysis.series import AVERAGES
+from pfcore.analysis.series import AVERAGES, named_rows
 from pfcore.errors import InputError
 from pfcore.files import MIB, FileKind, read_bounded, write_atomic
 from pfcore.intervals import proportion
 from pfcore.items import generate_semantic, load_lexicon
 from pfcore.items.schema import CONSTRUCTIONS, PF_CONSTRUCTIONS
-from pfcore.names import SuiteName
+from pfcore.names import SuiteName, published_name
 from pfcore.paths import DATA_DIR
 from pfcore.suites.semantic import decision_counts
 
@@ -41,10 +41,12 @@ BAND_COLUMNS = ("ci_low", "ci_high", "n", "band")
 
 def paper_item_counts() -> pd.DataFrame:
     """Decisions per construction and filter in the paper's semantic item set (pfcore's
-    paper-compatible items): construction (published spelling), filter, n."""
+    paper-compatible items), in the paper's layout as the bundled published rows: construction
+    ("letalone"), filter, n."""
     lexicon = load_lexicon()
-    return pd.concat([decision_counts(generate_semantic(lexicon, name, paper_compatible=True))
-                      for name in CONSTRUCTIONS], ignore_index=True)
+    counts = pd.concat([decision_counts(generate_semantic(lexicon, name, paper_compatible=True))
+                        for name in CONSTRUCTIONS], ignore_index=True)
+    return counts.assign(construction=counts["construction"].map(published_name))
 
 
 def write_item_counts(path: Path = ITEM_COUNTS_PATH) -> pd.DataFrame:
@@ -56,7 +58,8 @@ def write_item_counts(path: Path = ITEM_COUNTS_PATH) -> pd.DataFrame:
 
 @lru_cache(maxsize=2)
 def item_counts(path: Path = ITEM_COUNTS_PATH) -> pd.DataFrame:
-    """The stored item-set counts (construction, filter, n); empty when the file is missing."""
+    """The stored item-set counts (construction in the paper's layout, filter, n); empty when the
+    file is missing."""
     if not path.is_file():
         return pd.DataFrame({"construction": [], "filter": [], "n": []})
     try:
@@ -81,7 +84,8 @@ def decision_ns(rows: pd.DataFrame) -> pd.DataFrame:
     own = rows[rows["source"].str.startswith(RUN_SOURCE_PREFIX)]
     recorded = own[own["metric"] == "n"].drop_duplicates(KEY).assign(n=lambda d: d["value"], kind=RUN_N_BAND)
     published = _accuracy(rows[~rows["source"].str.startswith(RUN_SOURCE_PREFIX)])
-    published = published[published["suite"] == SuiteName.SEMANTIC].merge(item_counts(), on=["construction", "filter"])
+    counts = named_rows(item_counts())
+    published = published[published["suite"] == SuiteName.SEMANTIC].merge(counts, on=["construction", "filter"])
     whole = (published["value"] * published["n"] - (published["value"] * published["n"]).round()).abs() < WHOLE
     found = pd.concat([recorded[[*KEY, "n", "kind"]], published.loc[whole, [*KEY, "n"]].assign(kind=ITEMS_BAND)])
     return found.drop_duplicates(KEY).reset_index(drop=True)
@@ -90,6 +94,7 @@ def decision_ns(rows: pd.DataFrame) -> pd.DataFrame:
 def with_bands(rows: pd.DataFrame, curves: pd.DataFrame) -> pd.DataFrame:
     """Curves (as `series.trajectories` gives them, from one scope's rows) with columns ci_low,
     ci_high, n and band (how the interval was found); NaN and "" where n is not known."""
+    rows = named_rows(rows)
     ns = decision_ns(rows).set_index(KEY)
     values = _accuracy(rows).set_index(KEY)["value"]
     bounds = rows[rows["metric"].isin(["ci_low", "ci_high"]) & rows["source"].str.startswith(RUN_SOURCE_PREFIX)]

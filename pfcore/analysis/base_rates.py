@@ -7,7 +7,8 @@ from __future__ import annotations
 import pandas as pd
 
 from pfcore.analysis.models import RUN_SOURCE_PREFIX
-from pfcore.names import Construction, SuiteName, construction_words, published_name
+from pfcore.names import SuiteName, construction_words
+from pfcore.store.result_rows import of_construction
 
 CONDITIONS = ("aligned1", "aligned2", "misaligned1", "misaligned2")
 ALL = "all"  # every item of the construction: the base rate of a free-form pair's decisions
@@ -20,9 +21,8 @@ def base_rates(results: pd.DataFrame, model: str, construction: str) -> pd.DataF
     model's largest own semantic run of this construction (the most decisions over all items; the
     latest of equal ones), and `too_small` where the interval is wider than MAX_WIDTH (empty when
     there is no run)."""
-    parsed = Construction.parse(construction)
     rows = results[(results["model"] == model) & (results["suite"] == SuiteName.SEMANTIC)
-                   & (results["construction"] == (parsed.published if parsed else construction))
+                   & of_construction(results["construction"], construction)
                    & results["filter"].isin((ALL, *CONDITIONS)) & results["step"].isna()
                    & results["source"].str.startswith(RUN_SOURCE_PREFIX)]
     if rows.empty:
@@ -63,6 +63,6 @@ def accuracy_over_steps(results: pd.DataFrame, series: str, construction: str) -
     """A trajectory's semantic accuracy (all items of the construction) by training step, as the
     results table holds it for `series` (empty when no trajectory of it was run or imported)."""
     rows = results[(results["model"] == series) & (results["suite"] == SuiteName.SEMANTIC)
-                   & (results["construction"] == published_name(construction))
+                   & of_construction(results["construction"], construction)
                    & (results["filter"] == "all") & (results["metric"] == "accuracy") & results["step"].notna()]
     return rows.groupby("step")["value"].last()

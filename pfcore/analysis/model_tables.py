@@ -25,7 +25,7 @@ from pfcore.analysis.reference import load_reference
 from pfcore.analysis.series import USER_MARK
 from pfcore.intervals import mean_interval
 from pfcore.items.lexicon import load_lexicon
-from pfcore.items.schema import PF_CONSTRUCTIONS
+from pfcore.items.schema import PAPER_CONSTRUCTIONS
 from pfcore.names import SuiteName, published_name
 from pfcore.scoring.kinds import method_named
 from pfcore.store.manifest import ModelRecord
@@ -51,8 +51,9 @@ def paper_affinity_words() -> dict[str, tuple[str, ...]]:
 
 
 def _own_rows(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
-    """Own runs' values in a table's shape: semantic runs beside Tables 5 (PLL) and 6 (the rest),
-    syntactic Avg_Test beside Table 7, Global Affinity beside Table 8."""
+    """Own runs' values in a table's shape, the paper's layout (its columns "letalone"...): semantic
+    runs beside Tables 5 (PLL) and 6 (the rest), syntactic Avg_Test beside Table 7, Global Affinity
+    beside Table 8."""
     suite = get_suite(TABLE_SUITES[table])
     scale = 100.0 if suite.percent else 1.0
     rows = []
@@ -79,8 +80,9 @@ def run_model(model: ModelRecord) -> str:
 
 
 def marked(construction: str) -> str:
-    """A construction column's name: the paper's four as they are, a user's own marked "(user-defined)"."""
-    return construction if construction in (*PF_CONSTRUCTIONS, "avg") else f"{construction} {USER_MARK}"
+    """A construction column's name in a paper table: the paper's four as its layout spells them, a
+    user's own marked "(user-defined)"."""
+    return construction if construction in (*PAPER_CONSTRUCTIONS, "avg") else f"{construction} {USER_MARK}"
 
 
 def _headline(record: RunRecord, filt: str) -> dict[str, tuple[float, float, float, int]]:
@@ -105,8 +107,9 @@ def _affinity_on_paper_words(record: RunRecord) -> dict[str, tuple[float, float,
 
 
 def side_by_side(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
-    """A paper table (one row per model, a column per construction, its source) with the user's
-    own runs of the matching suite as further rows (source "pfcore run <run id>")."""
+    """A paper table in the paper's layout (one row per model, a column per construction as it spells
+    them, its source) with the user's own runs of the matching suite as further rows (source
+    "pfcore run <run id>")."""
     paper = load_reference(table)
     if table == "Table 9":
         return paper
@@ -115,9 +118,9 @@ def side_by_side(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
                       paper[["model", "construction", "value", "source"]]], ignore_index=True)
     wide = long.pivot_table(index=["source", "model"], columns="construction", values="value",
                             aggfunc="first", sort=False).reset_index()
-    if "avg" in wide.columns and set(PF_CONSTRUCTIONS) <= set(wide.columns):
-        wide["avg"] = wide["avg"].fillna(wide[list(PF_CONSTRUCTIONS)].mean(axis=1, skipna=False).round(1))
-    order = [c for c in (*PF_CONSTRUCTIONS, "avg") if c in wide.columns]
+    if "avg" in wide.columns and set(PAPER_CONSTRUCTIONS) <= set(wide.columns):
+        wide["avg"] = wide["avg"].fillna(wide[list(PAPER_CONSTRUCTIONS)].mean(axis=1, skipna=False).round(1))
+    order = [c for c in (*PAPER_CONSTRUCTIONS, "avg") if c in wide.columns]
     order += [c for c in wide.columns if c not in (*order, "source", "model")]  # a user's constructions, marked
     wide = wide[["model", *order, "source"]]
     wide["origin"] = np.where(wide["source"].str.startswith(RUN_SOURCE_PREFIX), Origin.RUN, Origin.PAPER)

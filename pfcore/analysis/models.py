@@ -21,8 +21,8 @@ import pandas as pd
 
 from pfcore.analysis.reference import load_reference
 from pfcore.errors import InputError
-from pfcore.items.schema import PF_CONSTRUCTIONS
-from pfcore.names import SuiteName
+from pfcore.items.schema import PAPER_CONSTRUCTIONS, PF_CONSTRUCTIONS
+from pfcore.names import SuiteName, construction_name
 from pfcore.store.model_sizes import INFO_COLUMNS, MODEL_TYPES
 
 RUN_SOURCE_PREFIX = "pfcore run "
@@ -65,11 +65,13 @@ def model_info(extra: Path | None = None) -> pd.DataFrame:
 
 
 def paper_accuracy() -> pd.DataFrame:
-    """Table 6 (the four constructions, not the average) with Table 9's predictors, by hf_id."""
+    """Table 6 (the four constructions, not the average, by their names as own runs' rows) with
+    Table 9's predictors, by hf_id."""
     table6 = load_reference("Table 6")
-    table6 = table6[table6["construction"].isin(PF_CONSTRUCTIONS)]
+    table6 = table6[table6["construction"].isin(PAPER_CONSTRUCTIONS)]
     merged = table6.merge(model_info(), on="model", validate="many_to_one")
-    return merged.assign(model=merged["hf_id"], accuracy=merged["value"], origin=Origin.PAPER)[
+    return merged.assign(model=merged["hf_id"], construction=merged["construction"].map(construction_name),
+                         accuracy=merged["value"], origin=Origin.PAPER)[
         ["model", "construction", "accuracy", *INFO_COLUMNS, "origin"]]
 
 
@@ -274,6 +276,7 @@ def _table5_for_mlms(data: pd.DataFrame) -> pd.DataFrame:
     """The data with the masked models' accuracies taken from Table 5 (their PLL scores)."""
     table5 = load_reference("Table 5")
     names = load_reference("Table 9").set_index("model")["hf_id"]
-    pll = {(names[m], c): v for m, c, v in zip(table5["model"], table5["construction"], table5["value"])}
+    pll = {(names[m], construction_name(c)): v for m, c, v in zip(table5["model"], table5["construction"],
+                                                                  table5["value"])}
     keys = list(zip(data["model"], data["construction"]))
     return data.assign(accuracy=[pll.get(k, a) for k, a in zip(keys, data["accuracy"])])

@@ -1,4 +1,5 @@
-"""The paper's result tables (Tables 5-9), typed into data/reference/ to set runs beside them."""
+"""The paper's result tables (Tables 5-9), typed into data/reference/ to set runs beside them: the
+paper's layout, its columns as it spells them ("letalone")."""
 from __future__ import annotations
 
 import pandas as pd

@@ -1,8 +1,9 @@
 """Named series over checkpoints, read from the results table.
 
 A series name is CONSTRUCTION:FILTER[@METRIC]:
-- `letalone:aligned`, `ewok:domain_physical-relations`, `blimp:all`, `letalone:NPI`: one
-  construction (or benchmark) at one filter / test type, as the published summaries name them;
+- `let_alone:aligned`, `ewok:domain_physical-relations`, `blimp:all`, `let_alone:NPI`: one
+  construction (by its name; any spelling of a built-in is read as it, `letalone:aligned` too) or
+  benchmark at one filter / test type;
 - `pf_avg:FILTER`: the mean of the four Paired-Focus constructions' semantic values (the paper's
   "PF Function"; `pf_avg:aligned` is its plausible, `pf_avg:misaligned` its implausible curve);
 - `syntax:TEST_TYPE`: the mean of the four constructions' syntactic values (`syntax:Avg_Test` is
@@ -18,7 +19,8 @@ import pandas as pd
 
 from pfcore.errors import InputError
 from pfcore.items.schema import PF_CONSTRUCTIONS, SYNTAX_CONTROL
-from pfcore.names import SuiteName
+from pfcore.names import SuiteName, construction_name
+from pfcore.store.result_rows import named_constructions
 
 AVERAGES = {"pf_avg": SuiteName.SEMANTIC, "syntax": SuiteName.SYNTAX}  # average series -> its suite
 PF_SUITES = (SuiteName.SEMANTIC, SuiteName.SYNTAX, SuiteName.AFFINITY)
@@ -43,13 +45,22 @@ class SeriesSpec:
 
 
 def parse_series(name: str) -> SeriesSpec:
-    """Split CONSTRUCTION:FILTER[@METRIC]; InputError on a malformed name."""
+    """Split CONSTRUCTION:FILTER[@METRIC], a built-in construction in any spelling read as its name;
+    InputError on a malformed name."""
     base, _, metric = name.strip().partition("@")
     construction, sep, filt = base.partition(":")
     if not sep or not construction or not filt:
-        raise InputError(f"series {name!r}: write it as CONSTRUCTION:FILTER, e.g. letalone:aligned, pf_avg:all, "
+        raise InputError(f"series {name!r}: write it as CONSTRUCTION:FILTER, e.g. let_alone:aligned, pf_avg:all, "
                          "ewok:domain_physical-relations, syntax:Avg_Test")
-    return SeriesSpec(construction.strip(), filt.strip(), metric.strip() or "accuracy")
+    return SeriesSpec(construction_name(construction.strip()), filt.strip(), metric.strip() or "accuracy")
+
+
+def named_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """Result rows with their constructions by name (`result_rows.named_constructions`), so rows not
+    read through the results table (a published file read as it is) give the same series."""
+    labels = table["construction"]
+    named = named_constructions(labels)
+    return table if named is labels else table.assign(construction=named)
 
 
 def model_rows(table: pd.DataFrame, model: str) -> pd.DataFrame:
@@ -67,6 +78,7 @@ def model_rows(table: pd.DataFrame, model: str) -> pd.DataFrame:
 
 def _spec_rows(table: pd.DataFrame, model: str, spec: SeriesSpec, source: str | None) -> pd.DataFrame:
     """The checkpoint rows a series draws on (one construction, or the four averaged ones)."""
+    table = named_rows(table)
     mask = ((table["model"] == model) & table["step"].notna() & (table["filter"] == spec.filter)
             & (table["metric"] == spec.metric))
     if spec.construction in AVERAGES:
@@ -122,7 +134,7 @@ def series_sources(table: pd.DataFrame, model: str, name: str, source: str | Non
 
 def available_series(table: pd.DataFrame, model: str) -> list[str]:
     """Every accuracy series name one model's checkpoints support, averages first."""
-    rows = model_rows(table, model)
+    rows = named_rows(model_rows(table, model))
     rows = rows[rows["metric"] == "accuracy"]
     names = [f"{avg}:{filt}" for avg, suite in AVERAGES.items()
              for filt in sorted(rows.loc[(rows["suite"] == suite)
@@ -135,7 +147,7 @@ def available_series(table: pd.DataFrame, model: str) -> list[str]:
 def user_constructions(table: pd.DataFrame) -> frozenset[str]:
     """The constructions of a user's own definitions in a results table: those of the Paired-Focus
     suites that are none of the paper's four (nor the syntactic control "and")."""
-    found = table.loc[table["suite"].isin(PF_SUITES), "construction"].unique()
+    found = named_rows(table).loc[table["suite"].isin(PF_SUITES), "construction"].unique()
     return frozenset(str(c) for c in found if c not in PF_CONSTRUCTIONS and c != SYNTAX_CONTROL)
 
 

@@ -183,7 +183,7 @@ AVERAGE_NAMES = {"pf_avg": "semantic accuracy", "syntax": "syntactic accuracy", 
 
 def readable_series(name: str) -> str:
     """A series name in words for axis titles: "syntax:Avg_Test" -> "syntactic accuracy (mean of the tests)",
-    "letalone:aligned" -> "let alone (plausible)"."""
+    "let_alone:aligned" -> "let alone (plausible)"."""
     base, _, metric = name.partition("@")
     construction, _, filt = base.partition(":")
     what = AVERAGE_NAMES.get(construction) or construction_words(construction)

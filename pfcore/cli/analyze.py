@@ -30,7 +30,7 @@ from pfcore.store.published import BUNDLE_PATH, bundle_published, collection_of,
 from pfcore.store.published_tsv import PUBLISHED_COMMIT, PUBLISHED_REPO
 from pfcore.store.results import import_bundled, import_published, load_results, results_path, summarize
 
-SERIES_HELP = ("CONSTRUCTION:FILTER[@METRIC], e.g. letalone:aligned, pf_avg:all, "
+SERIES_HELP = ("CONSTRUCTION:FILTER[@METRIC], e.g. let_alone:aligned, pf_avg:all, "
                "ewok:domain_physical-relations, blimp:all, syntax:Avg_Test")
 
 

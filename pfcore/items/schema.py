@@ -12,8 +12,10 @@ from pfcore.scoring.requests import BLANK
 
 # Construction name -> its fixed words, as the published files name them (names.Construction spells both).
 CONSTRUCTIONS: dict[str, str] = {c.value: c.words for c in Construction}
-# The constructions as the published per-checkpoint semantic summaries spell them ("letalone").
-PF_CONSTRUCTIONS: tuple[str, ...] = tuple(c.published for c in Construction)
+# The four by their names, as every table of pfcore's names them (the results table, summaries, series).
+PF_CONSTRUCTIONS: tuple[str, ...] = tuple(c.value for c in Construction)
+# The four as the paper's layout spells them ("letalone"): the columns of its Tables 5-8 (data/reference/).
+PAPER_CONSTRUCTIONS: tuple[str, ...] = tuple(c.published for c in Construction)
 SYNTAX_CONTROL = "and"  # the syntactic suite's control "construction"
 MASK = BLANK  # the blank of a semantic follow-up
 FILLS: tuple[str, str] = ("easier", "harder")

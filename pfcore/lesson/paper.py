@@ -19,6 +19,7 @@ from pfcore.names import Construction, Reduction, SuiteName
 from pfcore.paths import cache_subdir
 from pfcore.scoring.methods import ScoringMethod
 from pfcore.scoring.requests import LN2
+from pfcore.store.result_rows import of_construction
 from pfcore.store.runs import find_run
 
 SUITES = {"Table 6": "semantic suite (about 3.5k sentence pairs per construction; plausible items)",
@@ -77,7 +78,7 @@ def own_run_note(results: pd.DataFrame, model: str | None, construction: Constru
 
 
 def _values(table: str, construction: Construction) -> pd.DataFrame:
-    """One construction's rows of a paper table (model, value)."""
+    """One construction's rows of a paper table (model, value): the paper's layout ("letalone")."""
     rows = load_reference(table)
     return rows[rows["construction"] == construction.published][["model", "value"]]
 
@@ -85,7 +86,7 @@ def _values(table: str, construction: Construction) -> pd.DataFrame:
 def published_final(results: pd.DataFrame, construction: Construction, filter_name: str) -> pd.DataFrame:
     """Each model's published semantic accuracy on one filter of a construction at its last published
     checkpoint (`main` where published, else the latest step): columns model, revision, value."""
-    rows = results[(results["suite"] == SuiteName.SEMANTIC) & (results["construction"] == construction.published)
+    rows = results[(results["suite"] == SuiteName.SEMANTIC) & of_construction(results["construction"], construction)
                    & (results["filter"] == filter_name) & (results["metric"] == "accuracy")
                    & ~results["source"].str.startswith(RUN_SOURCE_PREFIX)]
     ordered = rows.assign(main=rows["revision"] == "main", at=rows["step"].fillna(-1)).sort_values(
@@ -122,7 +123,7 @@ def run_margins(results: pd.DataFrame, model: str | None, suite: SuiteName, cons
     if model is None:
         return None
     rows = results[(results["model"] == model) & (results["suite"] == suite) & results["step"].isna()
-                   & (results["construction"] == construction.published) & (results["metric"] == "n")
+                   & of_construction(results["construction"], construction) & (results["metric"] == "n")
                    & results["source"].str.startswith(RUN_SOURCE_PREFIX)]
     if rows.empty:
         return None

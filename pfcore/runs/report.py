@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from pfcore.models.precision import precision_note
-from pfcore.names import construction_words, published_name
+from pfcore.names import construction_words
 from pfcore.scoring.requests import finite
 from pfcore.store.runs import RunRecord
 from pfcore.suites.registry import get_suite
@@ -70,9 +70,8 @@ def filter_names(summary: pd.DataFrame) -> dict[str, str]:
 
 
 def shown_summary(summary: pd.DataFrame, filters: list[str]) -> pd.DataFrame:
-    """The chosen filters' rows, constructions named as in the paper's figures and filters by
-    `filter_names` (a SyntaxGym prediction by its formula)."""
+    """The chosen filters' rows, constructions by their names (as every table of pfcore's) and
+    filters by `filter_names` (a SyntaxGym prediction by its formula)."""
     rows = summary[summary["filter"].isin(filters)].copy()
-    rows["construction"] = rows["construction"].map(published_name)
     rows["filter"] = rows["filter"].astype(str).map(filter_names(summary))
     return rows.reset_index(drop=True)

@@ -18,7 +18,7 @@ from pfcore.errors import EnvironmentProblem, InputError
 from pfcore.files import check_writable, file_slug, locked
 from pfcore.models.precision import precision_note
 from pfcore.models.spec import ModelSpec
-from pfcore.names import SuiteName, published_name
+from pfcore.names import SuiteName
 from pfcore.paths import cache_subdir
 from pfcore.progress import Earlier, ProgressMeter, ProgressView
 from pfcore.runs.settings import run_settings
@@ -231,7 +231,7 @@ def results_rows(m: Manifest, summary: pd.DataFrame, metric: str = "accuracy",
     return pd.DataFrame({
         "model": label.model, "revision": label.revision,
         "step": pd.array([label.step] * len(long), dtype="Int64"),
-        "suite": m.suite, "construction": long["construction"].map(published_name),
+        "suite": m.suite, "construction": long["construction"],
         "filter": long["filter"], "metric": long["metric"].replace({"accuracy": metric}),
         "value": long["value"].astype(float), "source": f"pfcore run {m.run_id}",
         "weights_sha256": m.model.weights_sha256,

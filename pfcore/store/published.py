@@ -31,6 +31,7 @@ from pfcore.store.published_tsv import (
     read_published,
     read_published_file,
 )
+from pfcore.store.result_rows import typed_rows
 
 BUNDLE_FILE = FileKind("bundled published results", 32 * MIB)  # the bundled table is about 0.5 MiB
 BUNDLE_MANIFEST = FileKind("bundle manifest", MIB)
@@ -198,9 +199,9 @@ MODEL_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*")
 
 
 def uploaded_published(files: list[tuple[str, bytes]], model: str) -> pd.DataFrame:
-    """Uploaded published summary TSVs of one model (ORG/NAME), as rows under their own content
-    label (import@...), read as the files would be from its folder; nothing is stored (public mode
-    keeps them in the visitor's session)."""
+    """Uploaded published summary TSVs of one model (ORG/NAME), as the results table's rows under their
+    own content label (import@...), read as the files would be from its folder (constructions by
+    name); nothing is stored (public mode keeps them in the visitor's session)."""
     if not MODEL_ID.fullmatch(model.strip()):
         raise InputError("give the hub id of the model the summaries belong to, as ORG/NAME "
                          "(for example EleutherAI/pythia-160m)")
@@ -217,4 +218,4 @@ def uploaded_published(files: list[tuple[str, bytes]], model: str) -> pd.DataFra
             except InputError as exc:
                 raise InputError(str(exc).replace(f"{folder}/", "")) from None
     rows = pd.concat(tables, ignore_index=True)
-    return labelled(rows, import_label(content_digest(rows)))
+    return typed_rows(labelled(rows, import_label(content_digest(rows))))

@@ -11,7 +11,7 @@ import pandas as pd
 from pfcore.errors import InputError, first_line
 from pfcore.files import MIB, FileKind, read_bounded
 from pfcore.names import SuiteName
-from pfcore.store.result_rows import RESULT_COLUMNS, step_from_revision, typed_rows
+from pfcore.store.result_rows import RESULT_COLUMNS, step_from_revision, table_types
 
 SUMMARY_FILE = FileKind("published summary", 16 * MIB)  # the paper's are under 100 kB
 
@@ -41,7 +41,8 @@ def model_from_path(path: Path) -> str:
 
 
 def read_published_file(path: Path, source: str) -> pd.DataFrame:
-    """One published summary TSV as long result rows (every numeric column becomes a metric).
+    """One published summary TSV as long result rows (every numeric column becomes a metric), in the
+    paper's layout.
     A file cut off mid-line, or a row with too few or too many cells, is refused: a half-read
     number would otherwise enter the table as if it were whole."""
     raw = read_bounded(path, SUMMARY_FILE)
@@ -77,7 +78,9 @@ def read_published_file(path: Path, source: str) -> pd.DataFrame:
     long = long.assign(model=model_from_path(path), revision=revision, step=revision.map(steps),
                        suite=_suites(construction, filter_col), construction=construction,
                        filter=long[filter_col].astype(str), value=values, source=source)
-    return typed_rows(long)[list(RESULT_COLUMNS)]  # published rows carry no checkpoint hash
+    # the paper's layout: constructions as the files spell them ("letalone"), so the content digest
+    # (published.content_digest) tells the same files; the results table reads them by name (typed_rows)
+    return table_types(long)[list(RESULT_COLUMNS)]  # published rows carry no checkpoint hash
 
 
 def _suites(construction: pd.Series, filter_col: str) -> pd.Series:

@@ -6,6 +6,7 @@ import re
 import pandas as pd
 
 from pfcore.models.spec import ALIASES
+from pfcore.names import construction_name
 
 RESULT_COLUMNS = ("model", "revision", "step", "suite", "construction", "filter", "metric", "value", "source")
 # Columns a row may lack (published summaries, older tables): filled with their default.
@@ -19,8 +20,17 @@ def empty_results() -> pd.DataFrame:
 
 
 def typed_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """Rows as the results table holds them: `table_types`, and models and constructions by their
+    names, whatever spelling the rows were written in (an older table, the paper's files)."""
+    out = table_types(df)
+    out["model"] = out["model"].replace(ALIASES)  # rows written under the default model's earlier name
+    out["construction"] = named_constructions(out["construction"])  # "letalone", "let alone" -> "let_alone"
+    return out
+
+
+def table_types(df: pd.DataFrame) -> pd.DataFrame:
     """Column order and dtypes: nullable integer step, float value, strings elsewhere; optional
-    columns a row lacks get their default."""
+    columns a row lacks get their default; every label as it is written."""
     out = df.assign(**{col: default for col, default in OPTIONAL_COLUMNS.items() if col not in df.columns})
     out = out.loc[:, list(TABLE_COLUMNS)].copy()
     out[list(OPTIONAL_COLUMNS)] = out[list(OPTIONAL_COLUMNS)].fillna("")
@@ -31,8 +41,20 @@ def typed_rows(df: pd.DataFrame) -> pd.DataFrame:
             out[col] = pd.to_numeric(out[col]).astype("float64")
         else:
             out[col] = out[col].astype(str)
-    out["model"] = out["model"].replace(ALIASES)  # rows written under the default model's earlier name
     return out.reset_index(drop=True)
+
+
+def named_constructions(labels: pd.Series) -> pd.Series:
+    """A construction column with each built-in's label as its name ("letalone" -> "let_alone"; see
+    `names.construction_name`), each distinct label respelled once; other labels as they are."""
+    renamed = {label: name for label in labels.unique() if (name := construction_name(str(label))) != label}
+    return labels.replace(renamed) if renamed else labels
+
+
+def of_construction(labels: pd.Series, construction: str) -> pd.Series:
+    """Which labels of a construction column name this construction, a built-in in any spelling, so
+    that rows not read through the results table (a published file as it is) are found too."""
+    return named_constructions(labels) == construction_name(construction)
 
 
 def step_from_revision(revision: str) -> float:

@@ -106,16 +106,16 @@ def summarize(dec: pd.DataFrame) -> pd.DataFrame:
 
 def decision_counts(items: Sequence[SemanticItem]) -> pd.DataFrame:
     """How many decisions an item set gives each construction under every filter, without scoring
-    it: columns construction (as the published summaries spell it), filter, n."""
+    it: columns construction (its name), filter, n."""
     blank = np.zeros(len(items))
     dec = decisions(rows_from_logps(items, blank, blank))
-    return pd.DataFrame([{"construction": published_name(c), "filter": name, "n": int(mask.sum())}
+    return pd.DataFrame([{"construction": c, "filter": name, "n": int(mask.sum())}
                          for c, part in dec.groupby("construction", sort=False)
                          for name, mask in filter_masks(part).items()])
 
 
 def published_summary(summary: pd.DataFrame, revision: str) -> pd.DataFrame:
-    """The summary in the published outputs_summary layout (letalone, world_knowledge_filter)."""
+    """The summary in the paper's layout, its outputs_summary files' (letalone, world_knowledge_filter)."""
     return pd.DataFrame({"revision": revision, "construction": summary["construction"].map(published_name),
                          "world_knowledge_filter": summary["filter"], "accuracy": summary["accuracy"]})
 

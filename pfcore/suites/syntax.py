@@ -88,7 +88,7 @@ def _row(construction: str, test: str, value: float, acc: Accuracy, sel: pd.Data
 
 
 def published_summary(summary: pd.DataFrame, revision: str) -> pd.DataFrame:
-    """The summary in the published outputs_summary layout (let alone, test_type, delta_surps)."""
+    """The summary in the paper's layout, its outputs_summary files' (let alone, test_type, delta_surps)."""
     return pd.DataFrame({"revision": revision, "construction": summary["construction"].map(_words),
                          "test_type": summary["filter"], "accuracy": summary["accuracy"],
                          "delta_surps": summary["delta_surps"], "delta_surps_and": summary["delta_surps_and"]})

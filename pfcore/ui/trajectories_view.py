@@ -12,7 +12,7 @@ import streamlit as st
 from pfcore.analysis.bands import band_note
 from pfcore.analysis.fdcorr import MIN_CHECKPOINTS, fd_correlation
 from pfcore.analysis.precision import precision_notes, with_precision
-from pfcore.analysis.series import available_series, user_constructions
+from pfcore.analysis.series import available_series, parse_series, user_constructions
 from pfcore.analysis.trajectories import (
     FD_YS,
     FIGURE2,
@@ -126,8 +126,10 @@ def render_curves(shown: Scope, opened: Query | None, link_notes: list[str]) -> 
     label = _labels(rows)
     with shown_errors():
         st.subheader("Learning curves (Figure 2)")
-        params = (Param("model", "traj_model"),
-                  Param("series", widget_key("series", model, source), choice_of(available), many=True))
+        pick = choice_of(available)
+        params = (Param("model", "traj_model"),  # a link's series in any spelling ("letalone:aligned") by its name
+                  Param("series", widget_key("series", model, source), lambda text: pick(parse_series(text).name),
+                        many=True))
         if opened:
             link_notes += apply(params[1:], opened, ("model",))
         show_link(publish("trajectories", current(params)), link_notes)

@@ -255,7 +255,7 @@ def test_a_second_run_is_the_one_shown_and_runs_are_named(tiny_gpt2: Path, cache
     second = list_runs()[0]
     assert second.path != first.path
     assert at.selectbox(key="run_pick").value == str(second.path)
-    assert set(at.dataframe[0].value["construction"]) == {"nevermind"}
+    assert set(at.dataframe[0].value["construction"]) == {"never_mind"}
     label = at.selectbox(key="run_pick").format_func(str(second.path))
     assert "semantic (never mind)" in label and "8 items" in label
 
@@ -342,7 +342,7 @@ def test_run_page_with_a_masked_model_offers_global_affinity(tiny_bert: Path, ca
     no_errors(at)
     assert texts(at.success)[0].startswith("affinity: 2 items scored")
     summary = at.dataframe[0].value
-    assert set(summary["construction"]) == {"muchless"} and "all" in set(summary["filter"])
+    assert set(summary["construction"]) == {"much_less"} and "all" in set(summary["filter"])
 
 
 def test_unexpected_errors_become_one_message(tmp_path: Path) -> None:

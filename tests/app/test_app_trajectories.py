@@ -184,6 +184,18 @@ def test_a_link_reopens_a_model_and_its_series(tiny_gpt2: Path, cache_dir: Path,
     assert any("zoom (not a setting of this page)" in c for c in texts(at.caption))
 
 
+def test_a_link_in_the_old_spelling_opens_the_series_by_its_name(tiny_gpt2: Path, cache_dir: Path,
+                                                                 own_results: Path) -> None:
+    """Links written before constructions were named alike (issue 40) still open their series."""
+    with_own_results(own_results)
+    at = page(tiny_gpt2)
+    at.query_params["model"] = TINY
+    at.query_params["series"] = ["letalone:aligned", "Much Less:aligned"]
+    at.run()
+    no_errors(at)
+    assert at.multiselect(key=widget_key("series", TINY, "own")).value == ["let_alone:aligned", "much_less:aligned"]
+
+
 def offline(*_args, **_kwargs):
     """urlopen with no network."""
     raise urllib.error.URLError("no network")

@@ -48,18 +48,18 @@ def test_published_semantic_values_get_a_wilson_band_from_the_item_set() -> None
                   row("blimp", "all", 1, 0.7, suite="blimp"), row("letalone", "NPI", 1, 0.9, suite="syntax")])
     got = banded(rows, ["letalone:aligned", "blimp:all", "letalone:NPI"])
     want = proportion(1773, n)
-    first = got.loc[("letalone:aligned", 1)]
+    first = got.loc[("let_alone:aligned", 1)]
     assert (first["ci_low"], first["ci_high"]) == (pytest.approx(want.low, abs=1e-12),
                                                    pytest.approx(want.high, abs=1e-12))
     assert (first["n"], first["band"]) == (n, ITEMS_BAND)
-    assert got.loc[("letalone:aligned", 2), "band"] == ""  # not a whole number of those decisions: n unknown
-    assert set(got.loc[["blimp:all", "letalone:NPI"], "band"]) == {""}
-    assert got.loc[["blimp:all", "letalone:NPI"], "ci_low"].isna().all()
+    assert got.loc[("let_alone:aligned", 2), "band"] == ""  # not a whole number of those decisions: n unknown
+    assert set(got.loc[["blimp:all", "let_alone:NPI"], "band"]) == {""}
+    assert got.loc[["blimp:all", "let_alone:NPI"], "ci_low"].isna().all()
 
 
 def test_an_average_pools_the_four_constructions_decisions() -> None:
     n = 3546
-    hits = {"letalone": 3000, "muchless": 2900, "nottomention": 2800, "nevermind": 2700}
+    hits = {"let_alone": 3000, "much_less": 2900, "not_to_mention": 2800, "never_mind": 2700}
     rows = table([row(c, "aligned", 1, hits[c] / n) for c in PF_CONSTRUCTIONS])
     point = banded(rows, ["pf_avg:aligned"]).loc[("pf_avg:aligned", 1)]
     want = proportion(sum(hits.values()), 4 * n)
@@ -74,11 +74,11 @@ def test_an_average_pools_the_four_constructions_decisions() -> None:
 def test_own_runs_keep_their_own_interval_and_unequal_ns_get_none() -> None:
     own = []
     for i, c in enumerate(PF_CONSTRUCTIONS):
-        n = 40 if c == "nevermind" else 32
+        n = 40 if c == "never_mind" else 32
         own += [row(c, "all", 8, 0.5 + i / 32, source=OWN), row(c, "all", 8, n, metric="n", source=OWN),
                 row(c, "all", 8, 0.3, metric="ci_low", source=OWN), row(c, "all", 8, 0.8, metric="ci_high", source=OWN)]
     got = banded(table(own), ["letalone:all", "pf_avg:all"])
-    single = got.loc[("letalone:all", 8)]
+    single = got.loc[("let_alone:all", 8)]
     assert (single["ci_low"], single["ci_high"], single["n"], single["band"]) == (0.3, 0.8, 32, RUN_BAND)
     assert got.loc[("pf_avg:all", 8), "band"] == ""  # 32, 32, 32 and 40 decisions: no one binomial n
     note = band_note(got.reset_index())

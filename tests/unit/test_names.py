@@ -7,7 +7,7 @@ import json
 from dataclasses import replace
 
 from pfcore.models.spec import ModelSpec
-from pfcore.names import construction_title, construction_words, published_name
+from pfcore.names import construction_name, construction_title, construction_words, published_name
 from pfcore.runs.runner import _manifest
 from pfcore.scoring.factory import cache_identity
 from pfcore.scoring.methods import ScoringMethod
@@ -112,8 +112,9 @@ def test_item_ids_are_as_before() -> None:
 
 
 def test_a_construction_column_is_respelled_in_one_place() -> None:
-    for label in ("let_alone", "let alone", "letalone", "Let Alone"):
-        assert (construction_words(label), published_name(label), construction_title(label)) == (
-            "let alone", "letalone", "Let alone")
-    for other in ("and", "pf_avg", "blimp"):  # the control, an average, a benchmark: left as they are
-        assert construction_words(other) == published_name(other) == construction_title(other) == other
+    for label in ("let_alone", "let alone", "letalone", "Let Alone", "Let_Alone"):
+        assert (construction_name(label), construction_words(label), published_name(label),
+                construction_title(label)) == ("let_alone", "let alone", "letalone", "Let alone")
+    for other in ("and", "pf_avg", "blimp", "still_less"):  # the control, an average, a benchmark, a user's own
+        assert (construction_name(other) == construction_words(other) == published_name(other)
+                == construction_title(other) == other)
