@@ -60,7 +60,8 @@ def plotly_warnings(page: Page) -> list[str]:
 
 
 LAID_OUT = """n => { const charts = [...document.querySelectorAll('.js-plotly-plot')].filter(gd => gd._fullLayout);
-    return charts.length >= n && charts.every(gd => !gd.clientWidth || Math.abs(gd._fullLayout.width - gd.clientWidth) <= 1); }"""
+    return charts.length >= n
+        && charts.every(gd => !gd.clientWidth || Math.abs(gd._fullLayout.width - gd.clientWidth) <= 1); }"""
 # (a chart in a closed tab or expander has no width: it is laid out when opened)
 
 
