@@ -100,14 +100,36 @@ def assert_server_quiet(app: LiveApp) -> None:
     assert "Traceback" not in output and "Stack (most recent call last)" not in output, output[-3000:]
 
 
-def screenshot(page: Page, path: Path, width: int = 1400) -> None:
-    """The whole page, not just the window: Streamlit scrolls inside its main block, so the window
-    is made as tall as the content first."""
+# Every chart drawn so far laid out at the window's width (a chart in a closed tab or expander has no
+# width: it is laid out when opened), and at least n of them.
+LAID_OUT = """n => { const charts = [...document.querySelectorAll('.js-plotly-plot')].filter(gd => gd._fullLayout);
+    return charts.length >= n
+        && charts.every(gd => !gd.clientWidth || Math.abs(gd._fullLayout.width - gd.clientWidth) <= 1); }"""
+
+
+def whole_page(page: Page, width: int, least: int = 0) -> None:
+    """The window as tall as the page (at the same width), so that every chart is drawn: Streamlit
+    draws a chart only once it is near the window. Waits until `least` charts are laid out and every
+    shown one at the window's width (on a busy machine that takes longer than any fixed pause)."""
     height = page.evaluate("document.querySelector('[data-testid=\"stMainBlockContainer\"]').scrollHeight")
     page.set_viewport_size({"width": width, "height": min(int(height) + 120, 12000)})
-    page.wait_for_timeout(1500)  # let plotly redraw at the new size
+    page.wait_for_function(LAID_OUT, arg=least, timeout=WAIT_MS)
+    page.wait_for_timeout(200)  # a frame or two for the text Plotly places after its layout
+
+
+def screenshot(page: Page, path: Path, width: int = 1400) -> None:
+    """The whole page, not just the window (Streamlit scrolls inside its main block), then the window
+    as it was."""
+    whole_page(page, width)
     page.screenshot(path=str(path), full_page=True)
     page.set_viewport_size({"width": width, "height": 1000})
+
+
+def plotly_warnings(page: Page) -> list[str]:
+    """The console's plotly warnings ("WARN: Invalid color specifier ...") from now on."""
+    seen: list[str] = []
+    page.on("console", lambda message: seen.append(message.text) if message.text.startswith("WARN") else None)
+    return seen
 
 
 def wait_for_progress(page: Page, at_least: int) -> int:
@@ -309,24 +331,38 @@ def lesson_step_shown(page: Page, number: int) -> None:
 
 
 def test_the_lesson_in_presenter_view(lesson_app: LiveApp, browser: Browser, artifacts: Path) -> None:
-    """A class's walk through the lesson on a 1280x720 projector: Back and Next, the sidebar
-    folded away, large type, and a step's link reopening that step."""
+    """A class's walk through the lesson on a 1280x720 projector: the sidebar folded away, large type,
+    Next by the arrow key and by the button; a step that asks first keeps its chart until the answer is
+    shown; each step's first chart whole on the first screen under Back and Next (issue 37: no step
+    showed it there, and the teacher scrolled down to it and back up to Next, eight times); Back, and
+    a step's link reopening that step."""
     page = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+    warnings = plotly_warnings(page)
     page.goto(f"{lesson_app.url}/Lesson?presenter=1")  # a deep link as the server's first visit
-    reveal(page, 1)
-    lesson_step_shown(page, 1)
-    expect(page.get_by_test_id("stSidebar")).to_have_attribute("data-collapsed", "true")
-    size = page.evaluate("getComputedStyle(document.querySelector('[data-testid=\"stMainBlockContainer\"] "
-                         "[data-testid=\"stMarkdownContainer\"] p')).fontSize")
-    assert float(size.removesuffix("px")) >= 24, size  # large type (the usual is 16 px)
-    next_button = page.get_by_role("button", name="Next")
     for number in range(1, 9):
-        if number > 1:
-            next_button.click()
+        if number > 1:  # Next by the arrow key on even steps, by the button on odd ones
+            page.keyboard.press("ArrowRight") if number % 2 == 0 else page.get_by_role("button", name="Next").click()
+        if LESSON[number - 1].question.startswith("Before you"):
+            expect(page.get_by_role("heading", name=f"{number}. {LESSON[number - 1].title}")).to_be_visible(
+                timeout=WAIT_MS)
+            expect(page.get_by_role("switch", name="Show the answer")).to_be_visible(timeout=WAIT_MS)
+            expect(page.locator(".js-plotly-plot")).to_have_count(0)  # the answer waits
         reveal(page, number)
         lesson_step_shown(page, number)
+        if number == 1:
+            expect(page.get_by_test_id("stSidebar")).to_have_attribute("data-collapsed", "true")
+            size = page.evaluate("getComputedStyle(document.querySelector('[data-testid=\"stMainBlockContainer\"] "
+                                 "[data-testid=\"stMarkdownContainer\"] p')).fontSize")
+            assert float(size.removesuffix("px")) >= 24, size  # large type (the usual is 16 px)
+        box = page.locator(".js-plotly-plot").first.bounding_box()
+        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 720, (number, box)
+        for name in ("Back", "Next"):
+            button = page.get_by_role("button", name=name).bounding_box()
+            assert button is not None and button["y"] + button["height"] <= 720 / 4, (number, name)
+        page.screenshot(path=str(artifacts / f"presenter-step{number}.png"))
         screenshot(page, artifacts / f"lesson-step{number}.png", width=1280)
         page.set_viewport_size({"width": 1280, "height": 720})
+    assert warnings == []
     page.get_by_role("button", name="Back").click()
     lesson_step_shown(page, 7)
     loaded = not page.get_by_text("training curves are not loaded").count()

@@ -1,10 +1,9 @@
 """Figures that fit (issue 37), asked of a real browser at 1280x720 (a common projector), 1366x768 and
-1920x1080: for every
-plotly chart of every page, from the chart's own data and layout, every point lies inside its axis
-ranges, the legend stays off the plotting areas, no text runs outside the chart, log axes label
-decades only; no text of a page runs off its box; no plotly warning in the console; and in the Lesson's
-presenter view each step's first chart stands whole within the first 720 pixels, under Back and Next.
-Screenshots go to test-artifacts/ (git-ignored); docs/screenshots are chosen from them."""
+1920x1080: for every plotly chart of every page, from the chart's own data and layout, every point lies
+inside its axis ranges, the legend stays off the plotting areas, no text runs outside the chart, log axes
+label decades only; no text of a page runs off its box; no plotly warning in the console. (The Lesson's
+presenter view at 1280x720 is walked in test_browser.py.) Screenshots go to test-artifacts/
+(git-ignored); docs/screenshots are chosen from them."""
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -13,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from benchmarks.live_app import LiveApp, serve
-from pfcore.lesson import LESSON
 from tests.browser.test_browser import (  # noqa: F401 - fixtures shared with the other browser tests
     WAIT_MS,
     _fresh_cache,
@@ -21,16 +19,17 @@ from tests.browser.test_browser import (  # noqa: F401 - fixtures shared with th
     assert_no_exception,
     assert_server_quiet,
     browser,
+    plotly_warnings,
     pytestmark,
     settle,
+    whole_page,
 )
 
 try:
-    from playwright.sync_api import Browser, Page, expect
+    from playwright.sync_api import Browser, expect
 except ImportError:  # pragma: no cover - depends on the machine; pytestmark skips the tests then
     pass
 
-WIDTH, HEIGHT = 1280, 720  # a common projector: the presenter view is made for it
 SIZES = [(1280, 720), (1366, 768), (1920, 1080)]  # a projector, a common laptop, a desktop
 CHECK_CHARTS = (Path(__file__).parent / "charts_fit.js").read_text()
 PAGES = {  # page (with a link's query) -> how many charts it draws at least
@@ -50,29 +49,6 @@ def fit_app(artifacts: Path, tmp_path_factory: pytest.TempPathFactory,  # noqa: 
         patch.setenv("PFCORE_BUNDLED", "1")
         with serve(cache, artifacts / "streamlit-fit.log") as live:
             yield live
-
-
-def plotly_warnings(page: Page) -> list[str]:
-    """The console's plotly warnings ("WARN: Invalid color specifier ...") from now on."""
-    seen: list[str] = []
-    page.on("console", lambda message: seen.append(message.text) if message.text.startswith("WARN") else None)
-    return seen
-
-
-LAID_OUT = """n => { const charts = [...document.querySelectorAll('.js-plotly-plot')].filter(gd => gd._fullLayout);
-    return charts.length >= n
-        && charts.every(gd => !gd.clientWidth || Math.abs(gd._fullLayout.width - gd.clientWidth) <= 1); }"""
-# (a chart in a closed tab or expander has no width: it is laid out when opened)
-
-
-def whole_page(page: Page, width: int, least: int) -> None:
-    """The window as tall as the page (at the same width), so that every chart is drawn: Streamlit
-    draws a chart only once it is near the window. Waits until `least` charts are laid out and every
-    shown one at the window's width (on a busy machine that takes longer than any fixed pause)."""
-    height = page.evaluate("document.querySelector('[data-testid=\"stMainBlockContainer\"]').scrollHeight")
-    page.set_viewport_size({"width": width, "height": min(int(height) + 120, 12000)})
-    page.wait_for_function(LAID_OUT, arg=least, timeout=WAIT_MS)
-    page.wait_for_timeout(200)  # a frame or two for the text Plotly places after its layout
 
 
 @pytest.mark.parametrize("width, height", SIZES)
@@ -101,33 +77,3 @@ def test_every_chart_of_every_page_fits(fit_app: LiveApp, browser: Browser, arti
                         full_page=True)
     assert warnings == []
     assert_server_quiet(fit_app)
-
-
-def test_presenter_view_shows_each_steps_first_chart_on_the_first_screen(
-        fit_app: LiveApp, browser: Browser, artifacts: Path) -> None:  # noqa: F811
-    """Issue 37: at 1280x720 no step showed its chart on the first screen; the teacher scrolled down
-    to it and back up to Next, eight times."""
-    page = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}).new_page()
-    warnings = plotly_warnings(page)
-    page.goto(f"{fit_app.url}/Lesson?presenter=1")
-    for step in LESSON:
-        if step.number > 1:
-            page.keyboard.press("ArrowRight")  # Next, by the arrow key
-        expect(page.get_by_role("heading", name=f"{step.number}. {step.title}")).to_be_visible(timeout=WAIT_MS)
-        if step.question.startswith("Before you"):
-            expect(page.get_by_text(step.question)).to_be_visible(timeout=WAIT_MS)
-            expect(page.locator(".js-plotly-plot")).to_have_count(0)  # the answer waits
-            page.get_by_text("Show the answer").click(timeout=WAIT_MS)
-        expect(page.get_by_text("What to notice:")).to_be_visible(timeout=WAIT_MS)
-        expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=WAIT_MS)
-        expect(page.locator('[data-stale="true"]')).to_have_count(0, timeout=WAIT_MS)
-        chart = page.locator(".js-plotly-plot").first
-        expect(chart.locator(".main-svg").first).to_be_visible(timeout=WAIT_MS)
-        assert_no_exception(page)
-        box = chart.bounding_box()
-        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= HEIGHT, (step.number, box)
-        for name in ("Back", "Next"):
-            button = page.get_by_role("button", name=name).bounding_box()
-            assert button is not None and button["y"] + button["height"] <= HEIGHT / 4, (step.number, name)
-        page.screenshot(path=str(artifacts / f"presenter-step{step.number}.png"))
-    assert warnings == []
