@@ -19,7 +19,7 @@ from pfcore.ui.progress import UI_CHUNK
 ARTIFACTS = ROOT / "test-artifacts"
 WAIT_MS = 180_000
 PROBE_SENTENCE = "We can't sing an ugly song, much less a beautiful one."
-STOP_AFTER = 150  # requests done before the tour presses Stop
+STOP_AFTER = 64  # requests done before the tour presses Stop: two chunks of the 160 a run of 4 blocks asks
 # What a user enters for the default model on the Models page: parameters counted from its
 # weights, pretraining tokens from its model card (SmolLM2: 2 trillion).
 DEFAULT_MODEL_SIZES = ("hf_id,parameters,pretraining_tokens,model_type\n"
@@ -223,7 +223,7 @@ def test_stop_and_resume_during_a_live_run(tour_app: LiveApp, browser: Browser) 
     settle(page)
     main = page.get_by_test_id("stMainBlockContainer")
     blocks = page.get_by_role("spinbutton", name="Blocks per construction")
-    blocks.fill("8")
+    blocks.fill("4")
     blocks.press("Enter")
     settle(page)
     main.get_by_role("button", name="Run", exact=True).click()
