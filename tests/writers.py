@@ -1,10 +1,15 @@
-"""Writers that tests start in fresh processes (multiprocessing's spawn): a module of its own, so that a
-child imports only pandas, numpy and the store it writes, not the torch and transformers of the test
-module that starts it (two such imports took 90 s of a 100 s test on a busy machine)."""
+"""Writers that tests start as fresh Python processes (`start`): a module of its own, so that a child
+imports only pandas, numpy and the store it writes, not the torch and transformers of the test module
+that starts it, and a plain `python -m tests.writers`, not multiprocessing's spawn (spawned from a test
+worker of the whole suite, two such writers took 58 s against 1.5 s alone)."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
 
 ROWS = 15  # appends per results-table writer: enough for two to interleave (each append takes the lock)
 
@@ -29,3 +34,16 @@ def put_scores(path: str, start: int) -> None:
     with ScoreCache(Path(path)) as cache:
         for i in range(start, start + 200, 10):
             cache.put_many((f"k{j}", [1, 2], np.array([-1.0, -2.0])) for j in range(i, i + 10))
+
+
+WRITERS = {"append_rows": append_rows, "put_scores": put_scores}
+
+
+def start(writer: str, path: str, number: int) -> subprocess.Popen[bytes]:
+    """One writer (a name of WRITERS) in a fresh Python process."""
+    return subprocess.Popen([sys.executable, "-m", "tests.writers", writer, path, str(number)], cwd=ROOT,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+if __name__ == "__main__":
+    WRITERS[sys.argv[1]](sys.argv[2], int(sys.argv[3]))

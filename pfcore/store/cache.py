@@ -71,6 +71,24 @@ def checksum(key: str, ids: bytes, logprobs: bytes) -> str:
     return hashlib.sha256(key.encode() + b"\x1f" + ids + b"\x1f" + logprobs).hexdigest()[:32]
 
 
+BUSY_S = 60  # how long a writer waits for another process's hold on the cache file
+
+
+def _write_ahead(conn: sqlite3.Connection) -> None:
+    """Put the file in WAL mode, waiting as for any busy file: while another process opening the cache
+    at the same moment sets the mode, SQLite answers "database is locked" at once, without its busy
+    timeout (two commands started together on one cache: one died with that traceback)."""
+    deadline = time.monotonic() + BUSY_S
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 class ScoreCache:
     """Read and write scored requests; a corrupt file is moved aside and rebuilt with a warning. The
     one way to open it is `with ScoreCache() as cache:` (or `ScoreCache.when(use)` for work that may
@@ -141,10 +159,10 @@ class ScoreCache:
 
     def _connect(self) -> sqlite3.Connection:
         """A checked connection: fails with DatabaseError on a damaged file."""
-        conn = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
+        conn = sqlite3.connect(self.path, timeout=BUSY_S, isolation_level=None, check_same_thread=False)
         try:
-            conn.execute("PRAGMA busy_timeout=60000")
-            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute(f"PRAGMA busy_timeout={BUSY_S * 1000}")
+            _write_ahead(conn)
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute(SCHEMA)
             conn.execute(PARTS_SCHEMA)

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import gc
-import multiprocessing as mp
 import sqlite3
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +14,7 @@ from pfcore.scoring.causal import CausalScorer
 from pfcore.scoring.models import load_model
 from pfcore.scoring.requests import Request
 from pfcore.store.cache import TABLE, ScoreCache, score_cached
-from tests.writers import put_scores
+from tests.writers import start
 
 REQS = [Request("You couldn't lift a tiny rock, let alone a huge one.", f"Lifting rock {i} is easier.")
         for i in range(12)]
@@ -90,15 +90,35 @@ def test_corrupt_file_is_moved_aside_and_rebuilt(cache_dir: Path) -> None:
 
 def test_two_processes_write_at_once(tmp_path: Path) -> None:
     path = tmp_path / "scores.sqlite"
-    ctx = mp.get_context("spawn")
-    procs = [ctx.Process(target=put_scores, args=(str(path), s)) for s in (0, 1000)]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.join(600)  # two fresh interpreters import numpy and pfcore's store
-    assert [p.exitcode for p in procs] == [0, 0], "a writer failed (1) or did not finish in time (None)"
+    procs = [start("put_scores", str(path), s) for s in (0, 1000)]
+    assert [p.wait(600) for p in procs] == [0, 0], "a writer failed"
     with ScoreCache(path) as cache:
         assert cache.count() == 400
+
+
+def test_connections_that_open_a_new_cache_together_all_open_it(tmp_path: Path) -> None:
+    """Four connections open a new cache file at the same moment, 100 times: before, about one round in
+    ten lost a connection to "database is locked" (SQLite answers so at once, without its busy timeout,
+    while another connection sets the file's WAL mode): two commands started together on one cache."""
+    failed: list[str] = []
+
+    def open_it(path: Path, ready: threading.Barrier) -> None:
+        ready.wait()
+        try:
+            with ScoreCache(path) as cache:
+                cache.count()
+        except sqlite3.OperationalError as exc:
+            failed.append(str(exc))
+
+    for round_ in range(100):
+        ready = threading.Barrier(4)
+        threads = [threading.Thread(target=open_it, args=(tmp_path / f"{round_}" / "scores.sqlite", ready))
+                   for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert failed == []
 
 
 @pytest.mark.parametrize("command", ["run", "score"])

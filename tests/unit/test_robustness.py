@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import multiprocessing as mp
 import shutil
 import sqlite3
 from pathlib import Path
@@ -25,7 +24,7 @@ from pfcore.scoring.requests import Request
 from pfcore.store import results as res
 from pfcore.store.cache import TABLE, ScoreCache, namespace, request_key, score_cached
 from pfcore.suites.base import RunConfig
-from tests.writers import ROWS, append_rows
+from tests.writers import ROWS, start
 
 SENTENCES = [Request("", "The cat sat on the mat."), Request("The cat", "sat on the mat.")]
 
@@ -99,13 +98,8 @@ def test_kind_mismatch_is_refused_before_loading(tiny_gpt2: Path, monkeypatch: p
 
 def test_two_processes_appending_keep_every_row(cache_dir: Path) -> None:
     cache_dir.mkdir(parents=True, exist_ok=True)
-    ctx = mp.get_context("spawn")
-    procs = [ctx.Process(target=append_rows, args=(str(cache_dir), w)) for w in (1, 2)]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.join(600)  # generous for a busy machine; quiet, both are done in 2 s
-    assert [p.exitcode for p in procs] == [0, 0]
+    procs = [start("append_rows", str(cache_dir), w) for w in (1, 2)]
+    assert [p.wait(600) for p in procs] == [0, 0]  # generous for a busy machine; quiet, both are done in 2 s
     assert len(res.load_results()) == 2 * ROWS
 
 
