@@ -30,12 +30,15 @@ try:
 except ImportError:  # pragma: no cover - depends on the machine
     sync_playwright = None
 
-pytestmark = [
-    pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("browser"),  # one worker: shared servers
+BROWSER_MARKS = [  # every browser module's marks, each module in an xdist group of its own (its group)
+    pytest.mark.browser, pytest.mark.slow,
     pytest.mark.skipif(not CHROMIUM.is_file(), reason=f"chromium not installed at {CHROMIUM} "
                        "(Debian: apt-get install chromium, or `make browser`)"),
     pytest.mark.skipif(sync_playwright is None, reason="the playwright Python package is not installed"),
 ]
+# One worker for this module: its apps are module fixtures, served once and shared by its tests; the
+# other browser module has its own group, so the two run side by side on the two workers.
+pytestmark = [*BROWSER_MARKS, pytest.mark.xdist_group("browser")]
 
 @pytest.fixture(scope="module")
 def artifacts() -> Path:

@@ -13,6 +13,7 @@ import pytest
 
 from benchmarks.live_app import LiveApp, serve
 from tests.browser.test_browser import (  # noqa: F401 - fixtures shared with the other browser tests
+    BROWSER_MARKS,
     WAIT_MS,
     _fresh_cache,
     artifacts,
@@ -20,15 +21,16 @@ from tests.browser.test_browser import (  # noqa: F401 - fixtures shared with th
     assert_server_quiet,
     browser,
     plotly_warnings,
-    pytestmark,
     settle,
     whole_page,
 )
 
 try:
     from playwright.sync_api import Browser, expect
-except ImportError:  # pragma: no cover - depends on the machine; pytestmark skips the tests then
+except ImportError:  # pragma: no cover - depends on the machine; BROWSER_MARKS skip the tests then
     pass
+
+pytestmark = [*BROWSER_MARKS, pytest.mark.xdist_group("browser-fit")]  # its own app, its own worker
 
 SIZES = [(1280, 720), (1366, 768), (1920, 1080)]  # a projector, a common laptop, a desktop
 CHECK_CHARTS = (Path(__file__).parent / "charts_fit.js").read_text()
