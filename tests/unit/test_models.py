@@ -69,8 +69,14 @@ def test_pickled_weights_are_not_loaded(tiny_gpt2: Path, tmp_path: Path) -> None
 
 
 @pytest.mark.slow
-def test_default_model_converts_once_and_rebuilds_a_damaged_copy(converted_models: Path, cache_dir: Path) -> None:
-    """The shared conversion is complete; a copy with truncated weights is noticed and converted again."""
+def test_default_model_converts_once_and_rebuilds_a_damaged_copy(converted_models: Path, cache_dir: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shared conversion is complete; a copy with truncated weights is noticed and converted again,
+    parsing the GGUF file once (transformers asks for it three times, pfcore's metadata a fourth)."""
+    import gguf
+    parsed = []
+    monkeypatch.setattr(gguf, "GGUFReader", lambda path, mode="r", real=gguf.GGUFReader: parsed.append(path)
+                        or real(path, mode))
     shared = converted_models / "SmolLM2-135M-Instruct.Q4_1"
     marker = json.loads((shared / "pfcore-converted.json").read_text())
     assert marker["files"]["model.safetensors"] > 100_000_000
@@ -90,6 +96,7 @@ def test_default_model_converts_once_and_rebuilds_a_damaged_copy(converted_model
         again = load_model(ModelSpec())
     assert weights.stat().st_size == marker["files"]["model.safetensors"]
     assert again.tokenizer.eos_token == "<|im_end|>"
+    assert len(parsed) == 1
     assert not list(folder.parent.glob(".tmp-*"))
     MODELS.clear()
 
