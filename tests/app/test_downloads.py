@@ -12,6 +12,7 @@ import pytest
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
+from pfcore.ui import downloads
 from pfcore.ui.downloads import csv_bytes
 from tests.app_helpers import no_errors, page
 
@@ -38,6 +39,22 @@ def test_formula_cells_are_neutralised_and_numbers_stay_numbers() -> None:
     assert table["text"][0] == FORMULAS[0]  # the table shown is left as it is
 
 
+def test_a_tables_csv_is_written_when_clicked_and_holds_the_table_as_shown(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page's rerun writes no CSV (the Items page wrote its tables' CSVs on every rerun); the click
+    gets the table as it was when the button was drawn, whatever the page did to it after."""
+    offers: dict[str, object] = {}
+    written: list[pd.DataFrame] = []
+    monkeypatch.setattr(st, "download_button",
+                        lambda label, data, file_name, **kwargs: offers.update({file_name: data}))
+    monkeypatch.setattr(downloads, "csv_bytes", lambda df: written.append(df) or csv_bytes(df))
+    table = pd.DataFrame({"item": ["=1+1"], "n": [1]})
+    downloads.download_csv(table, "items.csv")
+    table["later"] = 2
+    table.loc[0, "n"] = 5
+    assert written == [] and callable(offers["items.csv"])
+    assert cells(offers["items.csv"]()) == [["item", "n"], ["'=1+1", "1"]]  # type: ignore[operator]
+
+
 @pytest.fixture
 def offered(monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
     """Every download the page offers, by file name, as the bytes the visitor gets."""
@@ -45,8 +62,9 @@ def offered(monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
     original = st.download_button
 
     def spy(label: str, data: object, file_name: str | None = None, **kwargs: object) -> bool:
-        if isinstance(data, bytes) and file_name:
-            seen[file_name] = data
+        content = data() if callable(data) else data  # a table's CSV is written when clicked
+        if isinstance(content, bytes) and file_name:
+            seen[file_name] = content
         return original(label, data, file_name=file_name, **kwargs)
 
     monkeypatch.setattr(st, "download_button", spy)
