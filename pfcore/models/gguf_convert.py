@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,6 +19,7 @@ if TYPE_CHECKING:  # checking a finished conversion needs none of the heavy libr
     from transformers import PreTrainedTokenizerBase
 
 MARKER = "pfcore-converted.json"
+_PATCHING = threading.Lock()  # one conversion at a time patches gguf, so each puts back what it found
 
 
 @contextmanager
@@ -27,10 +29,11 @@ def _parsed_once() -> Iterator[None]:
     the model's modules (397 for SmolLM2), some 25 of a conversion's 40 s. Both are read-only."""
     import gguf
 
-    reader = lru_cache(maxsize=2)(gguf.GGUFReader)
-    with mock.patch.object(gguf, "GGUFReader", lambda path, mode="r": reader(str(path), mode)), \
-            mock.patch.object(gguf, "get_tensor_name_map", lru_cache(maxsize=4)(gguf.get_tensor_name_map)):
-        yield
+    with _PATCHING:
+        reader = lru_cache(maxsize=2)(gguf.GGUFReader)
+        with mock.patch.object(gguf, "GGUFReader", lambda path, mode="r": reader(str(path), mode)), \
+                mock.patch.object(gguf, "get_tensor_name_map", lru_cache(maxsize=4)(gguf.get_tensor_name_map)):
+            yield
 
 
 def _metadata(path: Path) -> dict[str, Any]:

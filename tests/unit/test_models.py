@@ -101,6 +101,39 @@ def test_default_model_converts_once_and_rebuilds_a_damaged_copy(converted_model
     MODELS.clear()
 
 
+def test_two_conversions_at_once_leave_gguf_as_it_was() -> None:
+    """Two threads converting (two GGUF files in two sessions) patch gguf one after the other: had the
+    second entered while the first was inside, the first's exit would restore gguf's own reader and the
+    second's would then put the first's memo back for good."""
+    import threading
+
+    import gguf
+
+    from pfcore.models.gguf_convert import _parsed_once
+    own = (gguf.GGUFReader, gguf.get_tensor_name_map)
+    inside, leave, entered = threading.Event(), threading.Event(), []
+
+    def first() -> None:
+        with _parsed_once():
+            inside.set()
+            leave.wait(10)
+
+    def second() -> None:
+        with _parsed_once():
+            entered.append(leave.is_set())
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    threads[0].start()
+    inside.wait(10)
+    threads[1].start()
+    time.sleep(0.2)
+    leave.set()
+    for thread in threads:
+        thread.join(10)
+    assert entered == [True]  # the second waited for the first to leave
+    assert (gguf.GGUFReader, gguf.get_tensor_name_map) == own
+
+
 def test_cpu_models_keep_freed_memory(tiny_gpt2) -> None:
     """Loading a model on the CPU asks glibc once to keep freed tensor memory (see
     pfcore.models.memory); on Linux with glibc that request must succeed."""
