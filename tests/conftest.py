@@ -23,8 +23,10 @@ os.environ.setdefault("RAY_worker_niceness", "0")
 
 import pytest  # noqa: E402
 
-from tests import tiny_models  # noqa: E402
 from tests.hub_cache import HubSeries, build_hub_series  # noqa: E402
+
+# tests.tiny_models (it imports torch and transformers: 4.5 s) is imported by the fixtures that build a
+# model, so that xdist's controller, which runs no test, starts without it.
 
 REPO_CACHE = Path(__file__).resolve().parents[1] / "cache"
 REFERENCE_VAR = "PFCORE_REFERENCE_DATA"
@@ -80,24 +82,32 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 @pytest.fixture(scope="session")
 def tiny_gpt2(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Path to a saved 2-layer GPT-2 with its own BPE tokenizer."""
+    from tests import tiny_models
+
     return tiny_models.build_gpt2(tmp_path_factory.mktemp("tiny-gpt2"))
 
 
 @pytest.fixture(scope="session")
 def tiny_bert(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Path to a saved 2-layer BERT masked LM with a WordPiece tokenizer."""
+    from tests import tiny_models
+
     return tiny_models.build_bert(tmp_path_factory.mktemp("tiny-bert"))
 
 
 @pytest.fixture(scope="session")
 def tiny_roberta(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Path to a saved 2-layer RoBERTa masked LM with a byte-level BPE tokenizer."""
+    from tests import tiny_models
+
     return tiny_models.build_roberta(tmp_path_factory.mktemp("tiny-roberta"))
 
 
 @pytest.fixture(scope="session")
 def checkpoint_series(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder of three checkpoints of the tiny GPT-2 trained on a small corpus: step0, step8, step32."""
+    from tests import tiny_models
+
     out = tiny_models.build_checkpoint_series(tmp_path_factory.mktemp("checkpoints") / "tiny-series")
     shutil.rmtree(out / "_base")
     return out
