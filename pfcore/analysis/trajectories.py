@@ -54,7 +54,7 @@ FD_YS = ("syntax:Avg_Test", "pf_avg:misaligned", "ewok:domain_physical-relations
 def origin_of(sources: pd.Series) -> pd.Series:
     """Each row's origin: "own" for `pfcore run ...` sources, else the collection its source names
     (the bundled published results, one imported folder, or an earlier import)."""
-    return sources.map(lambda s: OWN if s.startswith(RUN_SOURCE_PREFIX) else collection_of(s))
+    return sources.map({s: OWN if s.startswith(RUN_SOURCE_PREFIX) else collection_of(s) for s in sources.unique()})
 
 
 def _rank(origin: str) -> tuple[int, str]:
@@ -88,11 +88,12 @@ def origin_text(origin: str) -> str:
 
 def checkpoint_models(table: pd.DataFrame) -> dict[str, str]:
     """Models with checkpoint results, each with a label: origins and number of checkpoints."""
-    rows = table[table["step"].notna()]
+    rows = table.loc[table["step"].notna(), ["model", "source", "step"]]
+    per_model = rows.groupby("model", sort=True).agg(sources=("source", "unique"), steps=("step", "nunique"))
     labels = {}
-    for model, group in rows.groupby("model", sort=True):
-        origins = sorted(set(origin_of(group["source"])), key=_rank)
-        labels[model] = f"{model} · {' + '.join(map(origin_name, origins))} · {group['step'].nunique()} checkpoints"
+    for model, sources, steps in per_model.itertuples():
+        origins = sorted(set(origin_of(pd.Series(sources))), key=_rank)
+        labels[model] = f"{model} · {' + '.join(map(origin_name, origins))} · {steps} checkpoints"
     return labels
 
 
