@@ -1,9 +1,11 @@
 """Helpers shared by the AppTests: open a page with the sidebar model set, read and check it."""
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
+from streamlit.components.v2 import manifest_scanner
 from streamlit.testing.v1 import AppTest
 
 from pfcore.scoring.kinds.fake import FAKE_MODEL
@@ -11,6 +13,9 @@ from pfcore.scoring.kinds.fake import FAKE_MODEL
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 600  # an AppTest run that takes longer is hung; a busy machine runs them 5-10 times slower
 ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")  # a markdown backslash escape of ASCII punctuation
+# Every new AppTest reads the metadata of every installed package for Streamlit components (0.3 s here,
+# none found; some 300 AppTests a run): once per test process, as the server does once per process.
+manifest_scanner.scan_component_manifests = functools.cache(manifest_scanner.scan_component_manifests)
 
 
 def page(script: Path | str, model: Path | str | None = None, kind: str | None = None) -> AppTest:
