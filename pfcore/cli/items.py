@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from pfcore import __version__
 from pfcore.cli.common import add_constructions_arg, positive_int
-from pfcore.files import write_output
+from pfcore.files import check_writable_file, write_output
 from pfcore.items.card import build_card, write_card
 from pfcore.items.check import check_items
 from pfcore.items.formats import FORMATS, format_for, render_items
@@ -77,7 +77,9 @@ def _command_line(args: argparse.Namespace) -> str:
 
 
 def generate_command(args: argparse.Namespace) -> int:
-    """Generate one suite's items; everything is built before anything is written."""
+    """Generate one suite's items; everything is built before anything is written, and the place it
+    goes is proven writable before it is built."""
+    check_writable_file(args.out, "the item file")
     lexicon = load_lexicon(args.lexicon)
     definitions = resolve_constructions(lexicon, args.construction.split(","), paper_compatible=args.paper_compatible,
                                         folder=args.constructions)

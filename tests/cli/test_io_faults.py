@@ -281,6 +281,23 @@ def test_unwritable_score_out_is_refused_before_scoring(tiny_gpt2: Path, cache_d
     assert cached_rows(cache_dir) == 0
 
 
+def test_read_only_items_out_is_refused_before_the_items_are_built(mounted: Callable[..., Path],
+                                                                    monkeypatch: pytest.MonkeyPatch,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """`items --out` into a read-only folder is refused before the items are built (until 2026-12-05
+    every item was generated first, seconds of work, and then the write failed)."""
+    from pfcore.cli import items as items_cli
+
+    def built(*_args: Any, **_kwargs: Any) -> list[Any]:
+        raise AssertionError("the items were built for a place that cannot take them")
+
+    monkeypatch.setattr(items_cli, "GENERATORS", dict.fromkeys(items_cli.GENERATORS, built))
+    out = mounted("1m", read_only=True) / "items.jsonl"
+    status, err = run_cli(["items", "semantic", "--out", str(out)], capsys)
+    line = one_line(err)
+    assert status == 2 and "read-only" in line and str(out.parent) in line, line
+
+
 LONG = "n" * 300
 
 

@@ -332,7 +332,7 @@ def unwritable_paths(tmp_path: Path) -> list[tuple[Path, str]]:
              (tmp_path / "a_file" / "x" / "y.jsonl",
               f"cannot use {tmp_path / 'a_file' / 'x'} as the folder of the item file: Not a directory")]
     if Path("/sys").is_dir():
-        paths.append((Path("/sys/y.jsonl"), "cannot write the item file /sys/y.jsonl (Permission denied): "
+        paths.append((Path("/sys/y.jsonl"), "cannot write the folder of the item file /sys (Permission denied): "
                                             "permission denied: choose a folder you can write to"))
     return paths
 
