@@ -68,11 +68,13 @@ def test_every_control_row_of_the_four_and_the_worked_examples_parses_in_its_int
     assert len(rows) == 2 * 1665 * (len(names) + 1)  # every base, both controls, each construction and "and"
     faults: Counter[str] = Counter()
     example = {}
-    for (name, manipulation, sentence, start), doc in zip(rows, pipeline().pipe(r[2] for r in rows)):
-        why = broken(doc, start, manipulation)
-        if why:
-            faults[name] += 1
-            example.setdefault(name, f"{sentence} ({why})")
+    nlp = pipeline()
+    with nlp.select_pipes(disable=["lemmatizer"]):  # the last component, and no lemma is read: 12% of the parse
+        for (name, manipulation, sentence, start), doc in zip(rows, nlp.pipe(r[2] for r in rows)):
+            why = broken(doc, start, manipulation)
+            if why:
+                faults[name] += 1
+                example.setdefault(name, f"{sentence} ({why})")
     assert not faults, (dict(faults), example)
 
 
