@@ -88,12 +88,11 @@ def origin_text(origin: str) -> str:
 
 def checkpoint_models(table: pd.DataFrame) -> dict[str, str]:
     """Models with checkpoint results, each with a label: origins and number of checkpoints."""
-    rows = table.loc[table["step"].notna(), ["model", "source", "step"]]
-    per_model = rows.groupby("model", sort=True).agg(sources=("source", "unique"), steps=("step", "nunique"))
+    models = table[table["step"].notna()].groupby("model").agg(sources=("source", "unique"), steps=("step", "nunique"))
     labels = {}
-    for model, sources, steps in per_model.itertuples():
-        origins = sorted(set(origin_of(pd.Series(sources))), key=_rank)
-        labels[model] = f"{model} · {' + '.join(map(origin_name, origins))} · {steps} checkpoints"
+    for model, sources, steps in models.itertuples():
+        origins = " + ".join(map(origin_name, sorted(set(origin_of(pd.Series(sources))), key=_rank)))
+        labels[model] = f"{model} · {origins} · {steps} checkpoint{'s' if steps > 1 else ''}"
     return labels
 
 

@@ -292,3 +292,18 @@ def test_bare_fdcorr_is_the_papers_comparison(pythia: pd.DataFrame, cache_dir: P
     out = capsys.readouterr().out
     assert out.startswith(f"{PYTHIA}: pf_avg:aligned vs ewok:domain_physical-relations (changes, n=18")
     assert "Spearman rho = 0.455" in out and "the paper: .48" in out and "gives ρ = 0.472 (n = 19)" in out
+
+
+def test_checkpoint_models_label_each_model_by_its_origins_and_checkpoints(cache_dir: Path) -> None:
+    """The Trajectories picker's labels: every origin of a model's rows, published first, and its
+    distinct steps; rows without a step (single runs) name no model."""
+    from pfcore.analysis.trajectories import checkpoint_models, origin_of
+
+    sources = ["published@a6b6990/pythia-12b.tsv", "pfcore run semantic r1", "published@a6b6990/pythia-12b.tsv",
+               "an old import/x.tsv", "pfcore run semantic r2"]
+    table = pd.DataFrame({"model": ["m", "m", "m", "old", "single"], "step": pd.array([0, 8, 8, 1, None], "Int64"),
+                          "source": pd.array(sources, "string")})
+    assert origin_of(table["source"]).tolist() == ["published@a6b6990", "own", "published@a6b6990",
+                                                   "earlier-import", "own"]
+    assert checkpoint_models(table) == {"m": "m · published @ a6b6990 + your runs · 2 checkpoints",
+                                        "old": "old · earlier import · 1 checkpoint"}
