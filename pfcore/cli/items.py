@@ -77,8 +77,7 @@ def _command_line(args: argparse.Namespace) -> str:
 
 
 def generate_command(args: argparse.Namespace) -> int:
-    """Generate one suite's items; everything is built before anything is written, and the place it
-    goes is proven writable before it is built."""
+    """Generate one suite's items: the place they go proven writable first, all built before anything is written."""
     check_writable_file(args.out, "the item file")
     lexicon = load_lexicon(args.lexicon)
     definitions = resolve_constructions(lexicon, args.construction.split(","), paper_compatible=args.paper_compatible,
