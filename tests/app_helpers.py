@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 600  # an AppTest run that takes longer is hung; a busy machine runs them 5-10 times slower
 ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")  # a markdown backslash escape of ASCII punctuation
 # Every new AppTest reads the metadata of every installed package for Streamlit components (0.3 s here,
-# none found; some 300 AppTests a run): once per test process, as the server does once per process.
+# none found): once per test process, as the server does once per process.
 manifest_scanner.scan_component_manifests = functools.cache(manifest_scanner.scan_component_manifests)
 
 
