@@ -11,6 +11,7 @@ import scipy.stats
 from scipy.stats import spearmanr
 
 from pfcore.analysis import fdcorr, models, series
+from pfcore.analysis.trajectories import checkpoint_models, origin_of
 from pfcore.cli import main
 from pfcore.errors import InputError
 from pfcore.items.schema import PF_CONSTRUCTIONS
@@ -297,8 +298,6 @@ def test_bare_fdcorr_is_the_papers_comparison(pythia: pd.DataFrame, cache_dir: P
 def test_checkpoint_models_label_each_model_by_its_origins_and_checkpoints(cache_dir: Path) -> None:
     """The Trajectories picker's labels: every origin of a model's rows, published first, and its
     distinct steps; rows without a step (single runs) name no model."""
-    from pfcore.analysis.trajectories import checkpoint_models, origin_of
-
     sources = ["published@a6b6990/pythia-12b.tsv", "pfcore run semantic r1", "published@a6b6990/pythia-12b.tsv",
                "an old import/x.tsv", "pfcore run semantic r2"]
     table = pd.DataFrame({"model": ["m", "m", "m", "old", "single"], "step": pd.array([0, 8, 8, 1, None], "Int64"),
