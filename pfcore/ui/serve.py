@@ -37,7 +37,9 @@ POLL_S = 0.05
 # (an option given on the command line still wins): no error text or traceback in the browser (the page
 # boundary shows one line, the server's log the rest) and, in public mode, no table download of streamlit's
 # own, whose CSV leaves formula cells as they are (every table's Download CSV button neutralises them).
-SETTINGS = {"client.showErrorDetails": "none"}
+# Streamlit's full garbage collection after every script run is off: it scanned every object of torch,
+# the model and the pages at each click (0.1-0.3 s); Python's own collector still runs as it fills.
+SETTINGS = {"client.showErrorDetails": "none", "runner.postScriptGC": "false"}
 PUBLIC_SETTINGS = {"client.disableDataExport": "true"}
 
 

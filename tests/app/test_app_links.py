@@ -91,7 +91,8 @@ SETTINGS = """
         config.get_config_files = lambda name: [str(__import__("pathlib").Path.cwd() / ".streamlit" / name)]
     serve.warm_up = lambda *args, **kwargs: None
     bootstrap.run = lambda *args, **kwargs: print(json.dumps(
-        {name: config.get_option(name) for name in ("client.showErrorDetails", "client.disableDataExport")}))
+        {name: config.get_option(name) for name in ("client.showErrorDetails", "client.disableDataExport",
+                                                        "runner.postScriptGC")}))
     serve.main(sys.argv[2:])
 """
 
@@ -100,7 +101,8 @@ SETTINGS = """
 @pytest.mark.parametrize("public", [False, True])
 def test_the_server_shows_no_error_details_from_any_folder(tmp_path: Path, reads: str, public: bool) -> None:
     """Started from another folder, whose config says "full" (or where STREAMLIT_* says it), the
-    server still sends no error text to the browser; a class server offers no unneutralised CSV."""
+    server still sends no error text to the browser; a class server offers no unneutralised CSV; no full
+    garbage collection follows every script run."""
     (tmp_path / ".streamlit").mkdir()
     (tmp_path / ".streamlit" / "config.toml").write_text('[client]\nshowErrorDetails = "full"\n')
     env = {k: v for k, v in os.environ.items() if not k.startswith(("STREAMLIT_", "PFCORE_PUBLIC"))}
@@ -114,3 +116,4 @@ def test_the_server_shows_no_error_details_from_any_folder(tmp_path: Path, reads
     settings = json.loads(out.stdout.strip().splitlines()[-1])
     assert settings["client.showErrorDetails"] == "none"
     assert settings["client.disableDataExport"] is public
+    assert settings["runner.postScriptGC"] is False  # no full collection after every click
