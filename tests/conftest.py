@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -28,9 +29,10 @@ from tests.hub_cache import HubSeries, build_hub_series  # noqa: E402
 # tests.tiny_models (it imports torch and transformers: 4.5 s) is imported by the fixtures that build a
 # model, so that xdist's controller, which runs no test, starts without it.
 
-REPO_CACHE = Path(__file__).resolve().parents[1] / "cache"
+REPO = Path(__file__).resolve().parents[1]
+REPO_CACHE = REPO / "cache"
 REFERENCE_VAR = "PFCORE_REFERENCE_DATA"
-DEFAULT_REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DEFAULT_REFERENCE = REPO.parent / "shared" / "data"
 PAPER_VAR = "PFCORE_PAPER"
 MISSING_DATA = "reference data missing"  # how every skip for absent reference data begins (counted at the end)
 # Made-up minimal pairs in BLiMP's format (not BLiMP items): paradigm -> (good, bad) pairs.
@@ -111,6 +113,28 @@ def checkpoint_series(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tiny_models.build_checkpoint_series(tmp_path_factory.mktemp("checkpoints") / "tiny-series")
     shutil.rmtree(out / "_base")
     return out
+
+
+@pytest.fixture(scope="session")
+def sweep_faults(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder through which a test arms a Ray worker's death (tests/ray_faults.py)."""
+    return tmp_path_factory.mktemp("faults")
+
+
+@pytest.fixture(scope="session")
+def ray_instance(sweep_faults: Path) -> Iterator[Any]:
+    """One real local Ray instance for the session's Ray tests (their xdist group keeps them on one
+    worker): 2 CPUs, no dashboard, workers armed by tests.ray_faults.arm_worker. A sweep finds it
+    started and uses it, as a sweep in a process that has Ray already does. (One instance per module
+    until 2026-12-05: each start of Ray and its first workers, and each stop, took some 8 s.)"""
+    ray = pytest.importorskip("ray")
+    from tests.ray_faults import FAULTS
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+             runtime_env={"worker_process_setup_hook": "tests.ray_faults.arm_worker",
+                          "env_vars": {"PYTHONPATH": str(REPO), FAULTS: str(sweep_faults)}})
+    yield ray
+    ray.shutdown()
 
 
 @pytest.fixture(scope="session")

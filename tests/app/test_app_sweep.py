@@ -36,8 +36,10 @@ def section(tmp_path: Path) -> AppTest:
 
 
 @pytest.mark.slow  # a real local Ray
-def test_sweep_section_starts_a_plan_on_ray_and_sums_up(plan: Path, cache_dir: Path, tmp_path: Path) -> None:
-    pytest.importorskip("ray")
+def test_sweep_section_starts_a_plan_on_ray_and_sums_up(ray_instance, plan: Path, cache_dir: Path,
+                                                        tmp_path: Path) -> None:
+    """On the session's Ray instance (a sweep started where Ray is up uses it; a sweep's own start and
+    stop of a local instance are tested in tests/cli/test_sweep_processes.py)."""
     at = section(tmp_path).run()
     no_errors(at)
     assert any("Give a sweep plan" in i for i in texts(at.info))

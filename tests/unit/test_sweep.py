@@ -1,12 +1,12 @@
-"""Sweeps on a real local Ray instance (2 CPUs, no dashboard) over the tiny GPT-2 checkpoint series
-(steps 0/8/32), semantic and syntactic suites on 3 blocks: the merged results equal a sequential
+"""Sweeps on a real local Ray instance (the session's `ray_instance`: 2 CPUs, no dashboard) over the
+tiny GPT-2 checkpoint series (the session's `checkpoint_series`: steps 0/8/32), semantic and
+syntactic suites on 3 blocks: the merged results equal a sequential
 trajectory; a rerun scores nothing; a worker killed mid-job is retried and rescores only what it
 had not committed; a bad model fails alone; Ctrl-C cancels and the next run resumes. Plan
 validation is tested without Ray."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sqlite3
 import time
@@ -32,6 +32,7 @@ from pfcore.sweep.merge import merge_shard
 from pfcore.sweep.plan import load_plan
 from pfcore.sweep.progress import SweepProgress
 from tests.hub_cache import HubSeries
+from tests.ray_faults import commits
 
 pytestmark = pytest.mark.xdist_group("ray")  # one worker: one local Ray at a time
 
@@ -40,74 +41,15 @@ NAME = "tiny-series"
 SUITES = ["semantic", "syntax"]
 BLOCKS = 3
 KEYS = [c for c in RESULT_COLUMNS if c != "source"]
-FAULTS = "PFCORE_TEST_SWEEP_FAULTS"  # the folder through which a test arms a worker's death
-
-
-def arm_worker() -> None:
-    """Ray's worker setup hook for this module's instance: log each chunk a shard commits to its score
-    cache, and, when <faults>/arm names a job, end the worker process (os._exit: no cleanup, as a
-    crash) right after that job's Nth commit, once."""
-    from pfcore.store.cache import ScoreCache
-
-    folder = Path(os.environ[FAULTS])
-    original = ScoreCache.put_many
-
-    def put_many(self, rows) -> None:
-        rows = list(rows)
-        original(self, rows)
-        job = self.path.parent.name
-        with open(folder / "puts.log", "a") as log:
-            log.write(f"{job} {len(rows)}\n")
-        arm = folder / "arm"
-        if arm.is_file() and arm.read_text().split()[0] == job:
-            target, after = arm.read_text().split()
-            if len(commits(folder, job)) >= int(after):
-                arm.unlink()
-                (folder / "killed").write_text(str(os.getpid()))
-                os._exit(1)
-
-    ScoreCache.put_many = put_many
-
-
-def commits(folder: Path, job: str) -> list[int]:
-    """The size of each chunk a job's shard committed, from the workers' log."""
-    log = folder / "puts.log"
-    lines = log.read_text().splitlines() if log.is_file() else []
-    return [int(n) for j, n in (line.split() for line in lines) if j == job]
 
 
 @pytest.fixture(scope="module")
-def faults(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("faults")
-
-
-@pytest.fixture(scope="module")
-def ray_instance(faults: Path):
-    """One real local Ray instance for the module: 2 CPUs, no dashboard, workers armed by arm_worker."""
-    ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             runtime_env={"worker_process_setup_hook": "tests.unit.test_sweep.arm_worker",
-                          "env_vars": {"PYTHONPATH": str(ROOT), FAULTS: str(faults)}})
-    yield ray
-    ray.shutdown()
-
-
-@pytest.fixture(scope="module")
-def series(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from tests.tiny_models import build_checkpoint_series
-
-    out = build_checkpoint_series(tmp_path_factory.mktemp("ckpts"))
-    shutil.rmtree(out / "_base")
-    return out
-
-
-@pytest.fixture(scope="module")
-def sequential(series: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[pd.DataFrame, set[str]]:
+def sequential(checkpoint_series: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[pd.DataFrame, set[str]]:
     """The sequential path: `run_trajectory` over the series; its results rows and score keys."""
     with pytest.MonkeyPatch.context() as mp:
         cache = tmp_path_factory.mktemp("sequential")
         mp.setenv("PFCORE_CACHE", str(cache))
-        run_trajectory(NAME, checkpoints(ModelSpec(), None, str(series)), SUITES,
+        run_trajectory(NAME, checkpoints(ModelSpec(), None, str(checkpoint_series)), SUITES,
                        RunConfig(limit_blocks=BLOCKS), report=lambda _msg: None)
         return rows(load_results()), score_keys(cache)
 
@@ -161,9 +103,9 @@ def test_the_papers_plan_reads_as_152_jobs_with_stable_ids() -> None:
     assert len(plan_jobs(load_plan(ROOT / "docs" / "plans" / "example.yaml"))) == 1
 
 
-def test_job_ids_change_with_settings_not_with_chunk(series: Path, tmp_path: Path) -> None:
-    ids = [j.id for j in plan_jobs(load_plan(write_plan(tmp_path, series)))]
-    assert ids == [j.id for j in plan_jobs(load_plan(write_plan(tmp_path, series, chunk=8)))]
+def test_job_ids_change_with_settings_not_with_chunk(checkpoint_series: Path, tmp_path: Path) -> None:
+    ids = [j.id for j in plan_jobs(load_plan(write_plan(tmp_path, checkpoint_series)))]
+    assert ids == [j.id for j in plan_jobs(load_plan(write_plan(tmp_path, checkpoint_series, chunk=8)))]
     path = tmp_path / "plan.yaml"
     path.write_text(path.read_text().replace("limit-blocks: 3", "limit-blocks: 2"))
     assert not set(ids) & {j.id for j in plan_jobs(load_plan(path))}
@@ -205,9 +147,9 @@ def test_bad_plan_file_is_one_line_on_the_command_line(tmp_path: Path, capsys: p
     assert "cannot read the sweep plan" in capsys.readouterr().err
 
 
-def test_an_address_where_nothing_answers_is_one_line(series: Path, cache_dir: Path, tmp_path: Path,
+def test_an_address_where_nothing_answers_is_one_line(checkpoint_series: Path, cache_dir: Path, tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    plan = str(write_plan(tmp_path, series))
+    plan = str(write_plan(tmp_path, checkpoint_series))
     assert main(["sweep", plan, "--address", "127.0.0.1:1"]) == 2
     assert "nothing answers at 127.0.0.1:1" in capsys.readouterr().err
     assert main(["sweep", plan, "--address", "head-node"]) == 2
@@ -218,9 +160,9 @@ def test_an_address_where_nothing_answers_is_one_line(series: Path, cache_dir: P
 
 @pytest.mark.slow  # a real local Ray: workers import torch
 def test_sweep_equals_the_sequential_trajectory_and_a_rerun_scores_nothing(
-        ray_instance, series: Path, sequential: tuple[pd.DataFrame, set[str]], cache_dir: Path,
+        ray_instance, checkpoint_series: Path, sequential: tuple[pd.DataFrame, set[str]], cache_dir: Path,
         tmp_path: Path) -> None:
-    plan = load_plan(write_plan(tmp_path, series))
+    plan = load_plan(write_plan(tmp_path, checkpoint_series))
     seen: list[SweepProgress] = []
     summary = run_sweep(plan, on_update=seen.append)
     assert [r.status for r in summary.reports] == [DONE] * 3, summary.reports
@@ -245,18 +187,18 @@ def test_sweep_equals_the_sequential_trajectory_and_a_rerun_scores_nothing(
 
 @pytest.mark.slow  # a real local Ray: workers import torch
 def test_a_worker_killed_mid_job_is_retried_and_rescoring_only_what_is_missing(
-        ray_instance, series: Path, sequential: tuple[pd.DataFrame, set[str]], faults: Path, cache_dir: Path,
-        tmp_path: Path) -> None:
-    plan = load_plan(write_plan(tmp_path, series, chunk=8))
+        ray_instance, checkpoint_series: Path, sequential: tuple[pd.DataFrame, set[str]], sweep_faults: Path,
+        cache_dir: Path, tmp_path: Path) -> None:
+    plan = load_plan(write_plan(tmp_path, checkpoint_series, chunk=8))
     target = plan_jobs(plan)[1]  # step8
-    (faults / "puts.log").unlink(missing_ok=True)
-    (faults / "arm").write_text(f"{target.id} 3")
+    (sweep_faults / "puts.log").unlink(missing_ok=True)
+    (sweep_faults / "arm").write_text(f"{target.id} 3")
     summary = run_sweep(plan)
     assert [r.status for r in summary.reports] == [DONE] * 3, summary.reports
-    assert not (faults / "arm").exists(), "the worker was never killed"
+    assert not (sweep_faults / "arm").exists(), "the worker was never killed"
     shard = shard_folder(Path(summary.out), target)
-    assert (shard / PID_FILE).read_text() != (faults / "killed").read_text()  # the retry ran elsewhere
-    scored = commits(faults, target.id)
+    assert (shard / PID_FILE).read_text() != (sweep_faults / "killed").read_text()  # the retry ran elsewhere
+    scored = commits(sweep_faults, target.id)
     assert sum(scored) == len(score_keys(shard)) > sum(scored[:3])  # nothing committed was scored again
     table = load_results()
     pd.testing.assert_frame_equal(rows(table), sequential[0])
@@ -264,13 +206,13 @@ def test_a_worker_killed_mid_job_is_retried_and_rescoring_only_what_is_missing(
 
 
 @pytest.mark.slow  # a real local Ray: workers import torch
-def test_a_bad_model_fails_alone_with_its_reason(ray_instance, series: Path, cache_dir: Path, tmp_path: Path,
+def test_a_bad_model_fails_alone_with_its_reason(ray_instance, checkpoint_series: Path, cache_dir: Path, tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     broken = tmp_path / "broken"
     broken.mkdir()
-    shutil.copy(series / "step0" / "config.json", broken)
+    shutil.copy(checkpoint_series / "step0" / "config.json", broken)
     (broken / "model.safetensors").write_bytes(b"not a safetensors file")
-    plan = write_plan(tmp_path, series, extra=f"  - model: {broken}\n    name: broken\n")
+    plan = write_plan(tmp_path, checkpoint_series, extra=f"  - model: {broken}\n    name: broken\n")
     assert main(["sweep", str(plan), "--json"]) == 2
     out = capsys.readouterr()
     summary = json.loads(out.out)
@@ -283,9 +225,9 @@ def test_a_bad_model_fails_alone_with_its_reason(ray_instance, series: Path, cac
 
 @pytest.mark.slow  # a real local Ray: workers import torch
 def test_an_interrupted_sweep_cancels_its_jobs_and_the_next_run_resumes(
-        ray_instance, series: Path, sequential: tuple[pd.DataFrame, set[str]], cache_dir: Path,
+        ray_instance, checkpoint_series: Path, sequential: tuple[pd.DataFrame, set[str]], cache_dir: Path,
         tmp_path: Path) -> None:
-    plan = load_plan(write_plan(tmp_path, series))
+    plan = load_plan(write_plan(tmp_path, checkpoint_series))
 
     def stop_after_first(progress: SweepProgress) -> None:
         if progress.count(DONE):
