@@ -48,12 +48,31 @@ def test_fewer_than_three_rounds_are_refused() -> None:
         parser.parse_args(["--rounds", "2"])
 
 
-def last_json(script: str, *args: str) -> dict[str, object]:
-    """Run a benchmark with tiny settings and return its last line, parsed."""
-    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), *args], capture_output=True, text=True,
-                          cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=600)
+# Each benchmark with tiny settings (the tiny GPT-2's path is added as --model).
+RUNS = {"bench_scoring.py": ["--blocks", "1", "--threads", "1"],
+        "bench_host_side.py": ["--blocks", "1", "--repeats", "3"],
+        "bench_words.py": ["--sentences", "20", "--threads", "1"]}
+# One Python runs the three scripts in turn, as `python benchmarks/SCRIPT ...` would (runpy, __main__),
+# each output after a line naming it: the start and the imports of torch and minicons (some 5 s) once.
+RUN_ALL = """import runpy, sys
+sys.path.insert(0, {folder!r})  # as a script's own folder is, for its imports of benchmarks/rounds.py
+for script, args in {runs!r}.items():
+    print("=== " + script, flush=True)
+    sys.argv = [script, *args]
+    runpy.run_path({folder!r} + "/" + script, run_name="__main__")
+"""
+
+
+@pytest.fixture(scope="module")
+def last_lines(tiny_gpt2: Path) -> dict[str, dict[str, object]]:
+    """Each benchmark's last line, parsed, from one run of all three end to end."""
+    runs = {script: [*args, "--model", str(tiny_gpt2)] for script, args in RUNS.items()}
+    done = subprocess.run([sys.executable, "-c", RUN_ALL.format(runs=runs, folder=str(ROOT / "benchmarks"))],
+                          capture_output=True, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    sections = done.stdout.split("=== ")[1:]
+    return {section.split("\n", 1)[0]: json.loads(section.strip().splitlines()[-1]) for section in sections}
 
 
 def check_ratio(found: dict[str, object]) -> None:
@@ -65,8 +84,8 @@ def check_ratio(found: dict[str, object]) -> None:
 
 
 @pytest.mark.slow  # a subprocess importing torch and minicons, three rounds of each scorer
-def test_the_scoring_benchmark_reports_medians_and_the_ratios_range(tiny_gpt2: Path) -> None:
-    found = last_json("bench_scoring.py", "--blocks", "1", "--model", str(tiny_gpt2), "--threads", "1")
+def test_the_scoring_benchmark_reports_medians_and_the_ratios_range(last_lines: dict[str, dict[str, object]]) -> None:
+    found = last_lines["bench_scoring.py"]
     check_ratio(found)
     assert {"pfcore_items_per_s", "minicons_items_per_s", "max_abs_diff", "items"} <= set(found)
     assert len(found["pfcore_items_per_s_rounds"]) == len(found["minicons_items_per_s_rounds"]) == 3
@@ -74,16 +93,16 @@ def test_the_scoring_benchmark_reports_medians_and_the_ratios_range(tiny_gpt2: P
     assert found["device"] == "cpu"  # --device auto where torch sees no GPU
 
 
-@pytest.mark.slow  # a subprocess importing torch
-def test_the_host_side_benchmark_reports_microseconds_per_request(tiny_gpt2: Path) -> None:
-    found = last_json("bench_host_side.py", "--blocks", "1", "--repeats", "3", "--model", str(tiny_gpt2))
+@pytest.mark.slow  # the same subprocess
+def test_the_host_side_benchmark_reports_microseconds_per_request(last_lines: dict[str, dict[str, object]]) -> None:
+    found = last_lines["bench_host_side.py"]
     assert found["requests"] > 0 and len(found["us_per_request"]) == 3
     assert 0 < found["us_per_request_min"] <= found["us_per_request_median"]
     assert abs(sum(found["stage_shares"].values()) - 1) < 1e-9
 
 
-@pytest.mark.slow  # a subprocess importing torch, three rounds of each
-def test_the_words_benchmark_reports_medians_and_the_ratios_range(tiny_gpt2: Path) -> None:
-    found = last_json("bench_words.py", "--sentences", "20", "--model", str(tiny_gpt2), "--threads", "1")
+@pytest.mark.slow  # the same subprocess, three rounds of each
+def test_the_words_benchmark_reports_medians_and_the_ratios_range(last_lines: dict[str, dict[str, object]]) -> None:
+    found = last_lines["bench_words.py"]
     check_ratio(found)
     assert {"tokens_s", "words_s", "setup_s", "max_abs_diff", "tokens_s_rounds", "words_s_rounds"} <= set(found)
