@@ -1,6 +1,7 @@
 """The benchmarks' timing in rounds (benchmarks/rounds.py): the sides take turns in mirrored order,
-the report is each side's median and the median per-round ratio with its range; and the scoring and
-words benchmarks run end to end on the tiny GPT-2, ending with their JSON line (old keys and new)."""
+the report is each side's median and the median per-round ratio with its range; and the scoring,
+host-side and words benchmarks run end to end on the tiny GPT-2 (one Python runs the three), each
+ending with its JSON line (old keys and new)."""
 from __future__ import annotations
 
 import argparse
