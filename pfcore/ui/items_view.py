@@ -37,7 +37,7 @@ PARAMS = (Param("suite", "items_kind", choice_of(list(LAYOUTS))),
 
 @st.cache_data(show_spinner="Reading the items...", max_entries=2)
 def item_frame(suite: SuiteName) -> pd.DataFrame:
-    """All shipped items of a suite as one table (see `suites.blocks.item_table`)."""
+    """All shipped items of a suite as one table (see `views.blocks.item_table`)."""
     return item_table(suite)
 
 
