@@ -14,8 +14,9 @@ venv: $(STAMP)
 # and a `touch` or a fresh copy (a newer file of the same content) rebuilds nothing.
 # pip would compile every installed module's bytecode on one core as it goes; compileall does it on all
 # cores after (the whole environment: 145-170 s -> 133-138 s on 2 cores). The bytecode is needed where
-# PYTHONDONTWRITEBYTECODE is set: every process would compile what it imports again (the tests' imports:
-# 11 s -> 24 s). A file no Python 3 compiles (a package's template or example) is skipped, as pip skips it.
+# PYTHONDONTWRITEBYTECODE is set: every process would compile what it imports again (importing torch,
+# transformers, streamlit, ray, spaCy and pfcore: 11 s -> 24 s). A file no Python 3 compiles (a package's
+# template or example) is skipped, as pip skips it.
 PIP := $(PY) -m pip install -q --disable-pip-version-check --no-compile
 $(STAMP):
 	$(PYTHON) -m venv $(VENV)
