@@ -23,14 +23,25 @@ STYLES = ({"color": BLUE, "symbol": "circle", "dash": "solid", "pattern": ""},
           {"color": ORANGE, "symbol": "square", "dash": "dash", "pattern": "/"},
           {"color": GREEN, "symbol": "diamond", "dash": "dot", "pattern": "x"})
 FOCUS_FILL = "rgba(213, 94, 0, 0.12)"  # vermillion, light: the focus-2 words
-LEGEND = {"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0, "title": {"text": ""}}
+LEGEND = {"orientation": "h", "yref": "container", "yanchor": "top", "x": 0, "title": {"text": ""}}
+TITLE_FONT = 17  # points: a title on the page at most (plotly's default; Streamlit's theme draws it smaller)
+TITLE_TOP = 0.98  # of the figure's height: where the title's top is
 
 
 def _layout(fig: go.Figure, title: str | None, *, height: int = HEIGHT, top: int = 90) -> go.Figure:
     """The lesson's common layout: a short title, the legend above the plot, a fixed height."""
-    fig.update_layout(title={"text": shown(title), "y": 0.98, "yanchor": "top"} if title else None, height=height,
-                      legend=LEGEND, margin={"t": top, "l": 70, "r": 20, "b": 70}, template="plotly_white")
-    return fit_axes(fig)
+    fig.update_layout(title={"text": shown(title), "y": TITLE_TOP, "yanchor": "top"} if title else None,
+                      height=height, legend=LEGEND, margin={"t": top, "l": 70, "r": 20, "b": 70},
+                      template="plotly_white")
+    return _hang_legend(fit_axes(fig), TITLE_FONT)
+
+
+def _hang_legend(fig: go.Figure, title_font: int) -> go.Figure:
+    """Hang the legend just below the title (one line of `title_font` points): plotly then pushes the plot
+    down by the legend's rows, where a legend standing on the plot rose into the title as it wrapped."""
+    height = fig.layout.height or HEIGHT
+    below = (1 - TITLE_TOP) * height + (1.4 * title_font if fig.layout.title.text else 0)  # pixels
+    return fig.update_layout(legend_y=1 - below / height)
 
 
 def next_words_figure(table: pd.DataFrame, title: str | None = None, digits: int = 1) -> go.Figure:
@@ -185,6 +196,7 @@ def projector(fig: go.Figure) -> go.Figure:
     big.update_layout(font={"size": PROJECTOR_FONT}, title_font={"size": PROJECTOR_FONT + 4},
                       legend_font={"size": PROJECTOR_FONT}, legend_title_font={"size": PROJECTOR_FONT},
                       height=min(FIT_HEIGHT, int(height * PROJECTOR_HEIGHT)))
+    _hang_legend(big, PROJECTOR_FONT + 4)
     axis = {"tickfont": {"size": PROJECTOR_FONT}, "title_font": {"size": PROJECTOR_FONT}}
     big.update_xaxes(**axis)  # set on every axis: a theme's axis fonts would win over the layout's
     big.update_yaxes(**axis)

@@ -32,6 +32,13 @@
         if (g.left < p.r - 1 && g.right > p.l + 1 && g.top < p.b - 1 && g.bottom > p.t + 1) { problems.push(`legend overlaps a plot`); break; }
       }
     }
+    // legend vs the chart's title
+    const heading = gd.querySelector('.gtitle');
+    if (legend && heading && L.showlegend !== false) {
+      const g = legend.getBoundingClientRect(), h = heading.getBoundingClientRect();
+      if (h.width && g.left < h.right - 1 && g.right > h.left + 1 && g.top < h.bottom - 1 && g.bottom > h.top + 1)
+        problems.push(`legend overlaps the title`);
+    }
     // text inside the chart
     const svg = gd.querySelector('.main-svg').getBoundingClientRect();
     for (const tx of gd.querySelectorAll('text')) {

@@ -97,6 +97,10 @@ def assert_server_quiet(app: LiveApp) -> None:
     assert "Traceback" not in output and "Stack (most recent call last)" not in output, output[-3000:]
 
 
+# For each plotly chart on the page: its title and the layout problems found from its own data and layout
+# (points outside the axes, the legend over a plot or the title, text outside the chart, log labels).
+CHECK_CHARTS = (Path(__file__).parent / "charts_fit.js").read_text()
+
 # Every chart drawn so far laid out at the window's width (a chart in a closed tab or expander has no
 # width: it is laid out when opened), and at least n of them.
 LAID_OUT = """n => { const charts = [...document.querySelectorAll('.js-plotly-plot')].filter(gd => gd._fullLayout);
@@ -346,6 +350,8 @@ def test_the_lesson_in_presenter_view(lesson_app: LiveApp, browser: Browser, art
             size = page.evaluate("getComputedStyle(document.querySelector('[data-testid=\"stMainBlockContainer\"] "
                                  "[data-testid=\"stMarkdownContainer\"] p')).fontSize")
             assert float(size.removesuffix("px")) >= 24, size  # large type (the usual is 16 px)
+        problems = [(number, chart["title"], p) for chart in page.evaluate(CHECK_CHARTS) for p in chart["problems"]]
+        assert problems == []
         box = page.locator(".js-plotly-plot").first.bounding_box()
         assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 720, (number, box)
         for name in ("Back", "Next"):

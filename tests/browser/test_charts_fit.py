@@ -14,6 +14,7 @@ import pytest
 from benchmarks.live_app import LiveApp, serve
 from tests.browser.test_browser import (  # noqa: F401 - fixtures shared with the other browser tests
     BROWSER_MARKS,
+    CHECK_CHARTS,
     WAIT_MS,
     _fresh_cache,
     artifacts,
@@ -33,7 +34,6 @@ except ImportError:  # pragma: no cover - depends on the machine; BROWSER_MARKS 
 pytestmark = [*BROWSER_MARKS, pytest.mark.xdist_group("browser-fit")]  # its own app, its own worker
 
 SIZES = [(1280, 720), (1366, 768), (1920, 1080)]  # a projector, a common laptop, a desktop
-CHECK_CHARTS = (Path(__file__).parent / "charts_fit.js").read_text()
 PAGES = {  # page (with a link's query) -> how many charts it draws at least
     "": 0, "Probe?sentence=We+can%27t+sing+an+ugly+song%2C+much+less+a+beautiful+one.": 3, "Models": 1,
     "Trajectories": 4, "Lesson?step=7": 1, "Run": 0, "Items": 0, "Stimuli": 0}
