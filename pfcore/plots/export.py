@@ -12,6 +12,8 @@ IMAGE_FORMATS = {"svg": "image/svg+xml", "png": "image/png"}
 WIDTH = 1000  # pixels of an exported chart: a slide's width; its height is the chart's own
 HEIGHT = 500  # for a chart that sets none
 PNG_SCALE = 2  # sharp on a projector
+# new browsers for an image whose tab drew before kaleido's page script was there (seen on a busy machine)
+RETRIES = 2
 
 
 def light(fig: go.Figure) -> go.Figure:
@@ -31,6 +33,17 @@ def figure_image(fig: go.Figure, fmt: str) -> bytes:
     """A chart as an SVG or PNG file, at WIDTH pixels wide and its own height."""
     if fmt not in IMAGE_FORMATS:
         raise ValueError(f"an image is one of {', '.join(IMAGE_FORMATS)}, not {fmt!r}")
+    for _ in range(RETRIES):
+        try:
+            return _drawn(fig, fmt)
+        except RuntimeError as error:  # kaleido's JavascriptError
+            if "kaleido_scopes is not defined" not in str(error):
+                raise
+    return _drawn(fig, fmt)
+
+
+def _drawn(fig: go.Figure, fmt: str) -> bytes:
+    """One drawing of a chart by kaleido, in a browser of its own."""
     return light(fig).to_image(format=fmt, width=WIDTH, height=fig.layout.height or HEIGHT,
                                scale=PNG_SCALE if fmt == "png" else 1)
 

@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 import pytest
 
 from pfcore.analysis.trajectories import FIGURE2, construction_curves, construction_filters, curves, scope_key, scoped
+from pfcore.plots import export
 from pfcore.plots.export import browser_path, figure_image, html_megabytes
 from pfcore.plots.trajectories import construction_figure, curves_figure
 from pfcore.store.published import labelled, read_bundle
@@ -61,3 +62,38 @@ def test_file_names_lose_a_data_suffix_only() -> None:
     assert file_stem("my_stimuli.csv") == "my_stimuli" and file_stem("uploads/a b.JSONL") == "a_b"
     assert file_stem("Qwen2.5-0.5B") == "Qwen2.5-0.5B" and file_stem("suite.v2") == "suite.v2"
 
+
+
+@needs_browser
+def test_an_image_whose_tab_ran_before_kaleidos_page_script_is_drawn_in_a_new_browser(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seen once beside four busy processes: kaleido's tab drew before its page script had defined
+    kaleido_scopes (ReferenceError). Made to happen here by leaving the first browser's tab on an empty
+    page; the image then comes from a new browser, whole."""
+    from kaleido._kaleido_tab._tab import _KaleidoTab
+
+    navigate, urls = _KaleidoTab.navigate, []
+
+    async def early(tab: _KaleidoTab, url: str = "") -> None:
+        urls.append(url)
+        await navigate(tab, "about:blank" if len(urls) == 1 else url)
+
+    monkeypatch.setattr(_KaleidoTab, "navigate", early)
+    svg = figure_image(go.Figure(go.Scatter(x=[1, 2], y=[3, 4])), "svg")
+    assert svg.lstrip().startswith(b"<svg") and len(urls) == 2
+
+
+@pytest.mark.parametrize(("message", "tries"), [("ReferenceError: kaleido_scopes is not defined", 3),
+                                                 ("TypeError: a real error in the chart", 1)])
+def test_only_kaleidos_early_tab_is_drawn_again_and_at_most_twice(monkeypatch: pytest.MonkeyPatch,
+                                                                  message: str, tries: int) -> None:
+    calls = []
+
+    def failing(fig: go.Figure, fmt: str) -> bytes:
+        calls.append(fmt)
+        raise RuntimeError(message)
+
+    monkeypatch.setattr(export, "_drawn", failing)
+    with pytest.raises(RuntimeError, match=message.split(":")[0]):
+        figure_image(go.Figure(), "png")
+    assert len(calls) == tries
