@@ -14,8 +14,8 @@ from pfcore.plots.common import require_columns, shown
 from pfcore.plots.kit import fit_axes, human
 
 PROJECTOR_FONT = 22  # points: readable from the back of a classroom
-PROJECTOR_HEIGHT = 1.25  # charts grow by this factor in the presenter view ...
-FIT_HEIGHT = 480  # ... up to this many pixels: a 720-pixel window keeps room for the step's words
+PROJECTOR_HEIGHT = 1.4  # charts grow by this factor in the presenter view ...
+FIT_HEIGHT = 520  # ... up to this many pixels: under the presenter view's 200 pixels of buttons, within 720
 HEIGHT = 380  # pixels of a chart on the page
 # Okabe & Ito's colour-blind-safe palette; each series also has its own marker, dash and bar pattern
 BLUE, ORANGE, GREEN, VERMILLION, GREY = "#0072B2", "#E69F00", "#009E73", "#D55E00", "#666666"
@@ -108,7 +108,8 @@ def word_lines_figure(words: pd.DataFrame, connective: str, title: str | None = 
         fig.add_annotation(xref="x", yref="paper", x=min(marked) - 0.5, y=1, text="focus 2", showarrow=False,
                            xanchor="left", yanchor="top")
     fig.add_hline(y=0, line_color=GREY, line_width=1)
-    fig.update_layout(yaxis={"domain": [0, 0.3], "title": {"text": "difference"}},  # in bits, as above
+    fig.update_layout(yaxis={"domain": [0, 0.3], "title": {"text": "difference"},  # in bits, as above
+                             "nticks": 3},  # a short panel: its labels stay apart at the presenter view's type
                       yaxis2={"domain": [0.4, 1], "title": {"text": "surprisal (bits)"}, "anchor": "x"})
     return _layout(fig, title)
 

@@ -39,6 +39,15 @@
       if (h.width && g.left < h.right - 1 && g.right > h.left + 1 && g.top < h.bottom - 1 && g.bottom > h.top + 1)
         problems.push(`legend overlaps the title`);
     }
+    // a y axis's tick labels apart from each other, and the axis titles apart from each other
+    const apart = (a, b) => a.right <= b.left + 1 || b.right <= a.left + 1 || a.bottom <= b.top + 1 || b.bottom <= a.top + 1;
+    const overlapping = rects => rects.filter(r => r.width).some((a, i, all) => all.slice(i + 1).some(b => !apart(a, b)));
+    for (const k of Object.keys(L).filter(k => /^yaxis\d*$/.test(k))) {
+      if (overlapping([...gd.querySelectorAll(`.${L[k]._id}tick text`)].map(e => e.getBoundingClientRect())))
+        problems.push(`${k} tick labels overlap`);
+    }
+    const axisTitles = [...gd.querySelectorAll('.infolayer > g')].filter(g => /^g-[xy]\d*title$/.test(g.getAttribute('class')));
+    if (overlapping(axisTitles.map(g => g.getBoundingClientRect()))) problems.push(`axis titles overlap`);
     // text inside the chart
     const svg = gd.querySelector('.main-svg').getBoundingClientRect();
     for (const tx of gd.querySelectorAll('text')) {
