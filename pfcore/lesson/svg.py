@@ -242,15 +242,18 @@ def _lines(canvas: Canvas, fig: go.Figure, x: Axis, ys: dict[str, Axis]) -> None
                 canvas.add(_marker(str(trace.marker.symbol or "circle"), px, py, str(trace.marker.color or colour)))
 
 
-def _ref(ref: str | None, value: Any, x: Axis, ys: dict[str, Axis], box: Box, horizontal: bool) -> float:
-    """A shape's or note's coordinate in pixels, by its reference (data, domain or paper)."""
+def _ref(ref: str | None, value: Any, x: Axis, ys: dict[str, Axis], box: Box, horizontal: bool,
+         *, note: bool = False) -> float:
+    """A shape's or note's coordinate in pixels, by its reference (data, domain or paper); a note on a
+    log axis gives the log10 of its value, as plotly reads it."""
     left, top, right, bottom = box
     ref = ref or ("x" if horizontal else "y")
     if ref == "paper" or ref.endswith(" domain"):
         axis = x if horizontal else ys.get(ref.split()[0], ys["y"])
         a, b = (axis.start, axis.end) if ref != "paper" else ((left, right) if horizontal else (bottom, top))
         return a + float(value) * (b - a)
-    return x.px(value) if horizontal else ys.get(ref, ys["y"]).px(value)
+    axis = x if horizontal else ys.get(ref, ys["y"])
+    return axis.px_of(float(value)) if note and axis.kind == "log" else axis.px(value)
 
 
 def _shapes(canvas: Canvas, fig: go.Figure, x: Axis, ys: dict[str, Axis], box: Box, *, below: bool) -> None:
@@ -273,8 +276,8 @@ def _notes(canvas: Canvas, fig: go.Figure, x: Axis, ys: dict[str, Axis], box: Bo
     """The figure's annotations (chance, a threshold, the focus-2 band)."""
     anchors = {"left": "start", "right": "end"}
     for note in fig.layout.annotations:
-        px = _ref(note.xref, note.x, x, ys, box, True)
-        py = _ref(note.yref, note.y, x, ys, box, False)
+        px = _ref(note.xref, note.x, x, ys, box, True, note=True)
+        py = _ref(note.yref, note.y, x, ys, box, False, note=True)
         canvas.text(px + (4 if note.xanchor == "left" else -4 if note.xanchor == "right" else 0),
                     py + (14 if note.yanchor == "top" else -4), str(note.text),
                     anchor=anchors.get(str(note.xanchor), "middle"), colour="#444")

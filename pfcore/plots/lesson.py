@@ -159,7 +159,8 @@ def models_figure(models: pd.DataFrame, *, threshold: float, names: dict[str, st
     fig.add_hline(y=50, line_dash="dot", line_color=GREY, annotation_text="chance (50%)",
                   annotation_position="bottom right")
     fig.add_vline(x=threshold, line_dash="dash", line_color=GREY,  # labelled at the foot: the legend is above
-                  annotation_text=f"{human(threshold)} parameters", annotation_position="bottom left")
+                  annotation_text=f"{human(threshold)} parameters", annotation_position="bottom left",
+                  annotation_x=np.log10(threshold))  # a note on a log axis is placed by its log10 (plotly's rule)
     fig.update_xaxes(type="log", title_text="parameters (log scale)")
     fig.update_yaxes(title_text="accuracy (%)")
     return _layout(fig, title)

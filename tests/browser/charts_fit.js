@@ -48,6 +48,14 @@
     }
     const axisTitles = [...gd.querySelectorAll('.infolayer > g')].filter(g => /^g-[xy]\d*title$/.test(g.getAttribute('class')));
     if (overlapping(axisTitles.map(g => g.getBoundingClientRect()))) problems.push(`axis titles overlap`);
+    // every note drawn (plotly hides one whose position lies off its axis: on a log axis, a note's x is log10)
+    const drawn = [...gd.querySelectorAll('.annotation-text')].filter(e => e.getBoundingClientRect().width).map(e => e.textContent);
+    const seen = gd.checkVisibility({visibilityProperty: true});  // a chart in a closed tab draws no notes
+    for (const a of seen ? L.annotations || [] : []) {
+      const shown = document.createElement('div'); shown.innerHTML = a.text || '';  // as plotly shows it: markup read
+      const text = shown.textContent;
+      if (a.visible !== false && text && !drawn.includes(text)) problems.push(`note '${text.slice(0, 40)}' not drawn`);
+    }
     // text inside the chart
     const svg = gd.querySelector('.main-svg').getBoundingClientRect();
     for (const tx of gd.querySelectorAll('text')) {

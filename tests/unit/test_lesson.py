@@ -5,6 +5,7 @@ projector and tell their series apart, bad sentences are one-line problems, the 
 and links), and the self-contained handout under 1 MB."""
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from datetime import date
@@ -23,10 +24,21 @@ from pfcore.lesson import GLOSSARY, LESSON, LessonContext, StepResult, glossary_
 from pfcore.lesson.handout import handout_html, inline
 from pfcore.lesson.notice import Numbers, delta_p, next_digits, shown_difference
 from pfcore.lesson.paper import published_final
-from pfcore.lesson.steps import masked_note
+from pfcore.lesson.steps import MODEL_NAMES, masked_note
+from pfcore.lesson.svg import figure_svg
 from pfcore.models import ModelSpec
 from pfcore.names import Construction
-from pfcore.plots.lesson import BLUE, FIT_HEIGHT, GREEN, HEIGHT, ORANGE, PROJECTOR_FONT, VERMILLION, projector
+from pfcore.plots.lesson import (
+    BLUE,
+    FIT_HEIGHT,
+    GREEN,
+    HEIGHT,
+    ORANGE,
+    PROJECTOR_FONT,
+    VERMILLION,
+    models_figure,
+    projector,
+)
 from pfcore.probe.words import focus2_bits
 from pfcore.runs.runner import RunConfig, run_suite
 from pfcore.scoring.factory import LazyScorer
@@ -459,6 +471,20 @@ def test_steps_4_and_5_score_only_what_they_show(cache_dir: Path) -> None:
         run_step(lesson_step(number), LessonContext(scorer, "fake"))
         assert len(scorer.scored) == 4, number  # two sentences twice, or two follow-ups after two sentences
         Counting.scored = []
+
+
+def test_the_size_threshold_is_labelled_at_its_line_in_the_chart_and_the_handout() -> None:
+    """Plotly places a note on a log axis by the log10 of its value (the '400M parameters' label was
+    off its axis, so not drawn, until it said so); the handout's SVG reads the note the same way: the
+    label ends at the dashed line, 0.60 of the way from the 100M tick to the 1B tick."""
+    models = pd.DataFrame({"model": ["a", "b"], "parameters": [7e7, 7e9], "accuracy": [50.0, 80.0],
+                           "model_type": ["CausalLM", "MLM"]})
+    fig = models_figure(models, threshold=4e8, names=MODEL_NAMES)
+    note = next(a for a in fig.layout.annotations if a.text == "400M parameters")
+    assert note.x == pytest.approx(math.log10(4e8)) and fig.layout.shapes[-1].x0 == 4e8  # a line takes the value
+    svg = figure_svg(fig)
+    at = {t: float(x) for x, t in re.findall(r'<text x="([-\d.]+)"[^>]*>([^<]+)</text>', svg)}
+    assert (at["400M parameters"] + 4 - at["100M"]) / (at["1B"] - at["100M"]) == pytest.approx(math.log10(4), abs=0.01)
 
 
 def test_the_handout_is_small(cache_dir: Path) -> None:
