@@ -98,7 +98,8 @@ def assert_server_quiet(app: LiveApp) -> None:
 
 
 # For each plotly chart on the page: its title and the layout problems found from its own data and layout
-# (points outside the axes, the legend over a plot or the title, text outside the chart, log labels).
+# (points outside the axes, the legend over a plot or the title, a y axis's tick labels or the axis titles
+# on each other, a note not drawn, text outside the chart, log labels).
 CHECK_CHARTS = (Path(__file__).parent / "charts_fit.js").read_text()
 
 # Every chart drawn so far laid out at the window's width (a chart in a closed tab or expander has no

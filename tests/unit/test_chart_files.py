@@ -1,5 +1,6 @@
 """Charts and tables as files (issue 37): light SVG and PNG images, the Trajectories SVG under 300 KB,
-an HTML download that says its size, file names without a doubled extension."""
+an HTML download that says its size, file names without a doubled extension; an image whose kaleido
+tab drew too early drawn again in a new browser."""
 from __future__ import annotations
 
 import pandas as pd
@@ -61,7 +62,6 @@ def test_file_names_lose_a_data_suffix_only() -> None:
     """Issue 37: the Stimuli download was named my_stimuli.csv_words.csv."""
     assert file_stem("my_stimuli.csv") == "my_stimuli" and file_stem("uploads/a b.JSONL") == "a_b"
     assert file_stem("Qwen2.5-0.5B") == "Qwen2.5-0.5B" and file_stem("suite.v2") == "suite.v2"
-
 
 
 @needs_browser
