@@ -81,8 +81,11 @@ def new_page(browser: Browser) -> Page:
 
 
 def settle(page: Page) -> None:
-    """Wait until the app is ready: the model is loaded and no script is running."""
+    """Wait until the app is ready: the model is loaded and the page's script has run to its end (the
+    app's own state: the status widget is not drawn where the toolbar is hidden, and the checks once
+    ran on a page still "Reading the items...")."""
     expect(page.get_by_test_id("stSidebar").get_by_text("ready")).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_test_id("stApp")).to_have_attribute("data-test-script-state", "notRunning", timeout=WAIT_MS)
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=WAIT_MS)
 
 
