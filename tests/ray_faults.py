@@ -24,12 +24,11 @@ def arm_worker() -> None:
         with open(folder / "puts.log", "a") as log:
             log.write(f"{job} {len(rows)}\n")
         arm = folder / "arm"
-        if arm.is_file() and arm.read_text().split()[0] == job:
-            target, after = arm.read_text().split()
-            if len(commits(folder, job)) >= int(after):
-                arm.unlink()
-                (folder / "killed").write_text(str(os.getpid()))
-                os._exit(1)
+        armed, after = arm.read_text().split() if arm.is_file() else ("", "0")
+        if armed == job and len(commits(folder, job)) >= int(after):
+            arm.unlink()
+            (folder / "killed").write_text(str(os.getpid()))
+            os._exit(1)
 
     ScoreCache.put_many = put_many
 

@@ -21,27 +21,21 @@
         }
       }
     }
-    // legend vs plotting areas
-    const box = gd.getBoundingClientRect();
-    const legend = gd.querySelector('.legend');
-    const plots = Object.values(L._plots || {}).map(p => ({l: box.left + p.xaxis._offset, r: box.left + p.xaxis._offset + p.xaxis._length,
-                                                           t: box.top + p.yaxis._offset, b: box.top + p.yaxis._offset + p.yaxis._length}));
-    if (legend && L.showlegend !== false) {
-      const g = legend.getBoundingClientRect();
-      for (const p of plots) {
-        if (g.left < p.r - 1 && g.right > p.l + 1 && g.top < p.b - 1 && g.bottom > p.t + 1) { problems.push(`legend overlaps a plot`); break; }
-      }
-    }
-    // legend vs the chart's title
-    const heading = gd.querySelector('.gtitle');
-    if (legend && heading && L.showlegend !== false) {
-      const g = legend.getBoundingClientRect(), h = heading.getBoundingClientRect();
-      if (h.width && g.left < h.right - 1 && g.right > h.left + 1 && g.top < h.bottom - 1 && g.bottom > h.top + 1)
-        problems.push(`legend overlaps the title`);
-    }
-    // a y axis's tick labels apart from each other, and the axis titles apart from each other
+    // two boxes apart (touching by a pixel allowed): the legend against the plotting areas and the title,
+    // a y axis's tick labels against each other, the axis titles against each other
     const apart = (a, b) => a.right <= b.left + 1 || b.right <= a.left + 1 || a.bottom <= b.top + 1 || b.bottom <= a.top + 1;
     const overlapping = rects => rects.filter(r => r.width).some((a, i, all) => all.slice(i + 1).some(b => !apart(a, b)));
+    const box = gd.getBoundingClientRect();
+    const legend = gd.querySelector('.legend');
+    const plots = Object.values(L._plots || {}).map(p => ({left: box.left + p.xaxis._offset, right: box.left + p.xaxis._offset + p.xaxis._length,
+                                                           top: box.top + p.yaxis._offset, bottom: box.top + p.yaxis._offset + p.yaxis._length}));
+    const heading = gd.querySelector('.gtitle');
+    if (legend && L.showlegend !== false) {
+      const g = legend.getBoundingClientRect();
+      if (plots.some(p => !apart(g, p))) problems.push(`legend overlaps a plot`);
+      const h = heading && heading.getBoundingClientRect();
+      if (h && h.width && !apart(g, h)) problems.push(`legend overlaps the title`);
+    }
     for (const k of Object.keys(L).filter(k => /^yaxis\d*$/.test(k))) {
       if (overlapping([...gd.querySelectorAll(`.${L[k]._id}tick text`)].map(e => e.getBoundingClientRect())))
         problems.push(`${k} tick labels overlap`);
