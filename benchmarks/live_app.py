@@ -61,16 +61,10 @@ def wait_healthy(url: str, process: subprocess.Popen[str], log: Path) -> None:
     raise TimeoutError(f"the server did not start within {START_TIMEOUT_S} s")
 
 
-def compile_sources() -> None:
-    """Compile pfcore, the pages and app.py to bytecode, as `make app` does before it serves."""
-    subprocess.run([sys.executable, "-m", "compileall", "-q", "pfcore", "pages", "app.py"], cwd=ROOT, check=True)
-
-
 @contextmanager
 def serve(cache: Path, log: Path, env: dict[str, str] | None = None) -> Iterator[LiveApp]:
-    """Start the explorer as `make app` does (its sources compiled first) on a free port with
-    PFCORE_CACHE=cache (offline); stop it afterwards."""
-    compile_sources()
+    """Start the explorer as `make app` does on a free port with PFCORE_CACHE=cache (offline); stop it
+    afterwards."""
     port = free_port()
     environment = {**os.environ, "PFCORE_CACHE": str(cache), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
                    **(env or {})}
