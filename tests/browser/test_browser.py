@@ -26,7 +26,7 @@ DEFAULT_MODEL_SIZES = ("hf_id,parameters,pretraining_tokens,model_type\n"
                        "smollm2-135m-instruct-q4_1,134515008,2e12,CausalLM\n")
 
 try:
-    from playwright.sync_api import Browser, Page, expect, sync_playwright
+    from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 except ImportError:  # pragma: no cover - depends on the machine
     sync_playwright = None
 
@@ -75,9 +75,14 @@ def tour_app(artifacts: Path, tmp_path_factory: pytest.TempPathFactory, converte
         yield live
 
 
-def new_page(browser: Browser) -> Page:
-    """A page in a fresh context, sized like a laptop screen."""
-    return browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+@pytest.fixture(scope="module")
+def tour_browser(browser: Browser) -> BrowserContext:
+    """One browser window's context for the tour's walks, sized like a laptop screen, that may use the
+    clipboard: each walk opens its own tab (its own session of the app), and the app's scripts are
+    compiled once, as in a user's browser (a context per walk compiled them again, 3 CPU-s each)."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    return context
 
 
 def settle(page: Page) -> None:
@@ -168,15 +173,14 @@ def submit_sentence(page: Page, sentence: str, connective: str) -> tuple[float, 
 SECOND_SENTENCE = "You couldn't paint an ugly picture, let alone a beautiful one."
 
 
-def test_probe_in_a_real_browser_and_a_second_sentence_renames_every_label(tour_app: LiveApp, browser: Browser,
+def test_probe_in_a_real_browser_and_a_second_sentence_renames_every_label(tour_app: LiveApp,
+                                                                           tour_browser: BrowserContext,
                                                                            artifacts: Path) -> None:
     """A deep link to Probe as the server's first visit, a sentence scored and drawn (its timings
     written to test-artifacts/timings.json); then the stale label: after a second sentence, the
     Decision picker still showed the first one's follow-ups above the new charts. Enter (not
     Ctrl+Enter) scores each. (Two tests until 2026-12-05; the second scored the first sentence again.)"""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    context.grant_permissions(["clipboard-read", "clipboard-write"])
-    page = context.new_page()
+    page = tour_browser.new_page()
     page.goto(f"{tour_app.url}/Probe")
     settle(page)
     cold = time.monotonic() - tour_app.started
@@ -215,10 +219,10 @@ def test_probe_in_a_real_browser_and_a_second_sentence_renames_every_label(tour_
     assert_server_quiet(tour_app)
 
 
-def test_stop_and_resume_during_a_live_run(tour_app: LiveApp, browser: Browser) -> None:
+def test_stop_and_resume_during_a_live_run(tour_app: LiveApp, tour_browser: BrowserContext) -> None:
     """Stop pressed while a run is still scoring (AppTest waits for a script to end, so it cannot
     press Stop mid-run): at most one chunk of work is lost on Resume."""
-    page = new_page(browser)
+    page = tour_browser.new_page()
     page.goto(f"{tour_app.url}/Run")
     settle(page)
     main = page.get_by_test_id("stMainBlockContainer")
@@ -240,10 +244,10 @@ def test_stop_and_resume_during_a_live_run(tour_app: LiveApp, browser: Browser) 
     assert_no_exception(page)
 
 
-def test_a_link_survives_clicks_in_the_sidebar(tour_app: LiveApp, browser: Browser) -> None:
+def test_a_link_survives_clicks_in_the_sidebar(tour_app: LiveApp, tour_browser: BrowserContext) -> None:
     """The link's sentence and construction are still there after going to Items and back through the
     sidebar's links (a browser's own navigation; AppTest opens one page at a time)."""
-    page = new_page(browser)
+    page = tour_browser.new_page()
     query = urlencode({"sentence": "He doesn't like shrimp, let alone squid.", "construction": "much_less"})
     page.goto(f"{tour_app.url}/Probe?{query}")
     settle(page)
@@ -269,9 +273,10 @@ CUT_TITLES = """[...document.querySelectorAll('.js-plotly-plot')].flatMap(plot =
 })"""
 
 
-def test_pages_fit_an_800_pixel_window(tour_app: LiveApp, browser: Browser, artifacts: Path) -> None:
+def test_pages_fit_an_800_pixel_window(tour_app: LiveApp, tour_browser: BrowserContext, artifacts: Path) -> None:
     """At 800 px nothing runs off the side (labels and buttons were cut)."""
-    page = browser.new_context(viewport={"width": 800, "height": 1000}).new_page()
+    page = tour_browser.new_page()
+    page.set_viewport_size({"width": 800, "height": 1000})
     for name in ("Probe", "Items", "Run", "Trajectories"):
         page.goto(f"{tour_app.url}/{name}")
         settle(page)
@@ -336,7 +341,8 @@ def test_the_lesson_in_presenter_view(lesson_app: LiveApp, browser: Browser, art
     shown; each step's first chart whole on the first screen under Back and Next (issue 37: no step
     showed it there, and the teacher scrolled down to it and back up to Next, eight times); Back, and
     a step's link reopening that step."""
-    page = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+    projector = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = projector.new_page()
     warnings = plotly_warnings(page)
     page.goto(f"{lesson_app.url}/Lesson?presenter=1")  # a deep link as the server's first visit
     for number in range(1, 9):
@@ -373,7 +379,7 @@ def test_the_lesson_in_presenter_view(lesson_app: LiveApp, browser: Browser, art
     lesson_step_shown(page, 6)
     link = page.url
     assert "step=6" in link and "presenter=1" in link
-    other = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+    other = projector.new_page()  # another tab: a session of its own
     other.goto(link)
     lesson_step_shown(other, 6)
     expect(other.get_by_role("textbox", name="Sentence (harder thing first)")).to_have_value(

@@ -27,7 +27,7 @@ from tests.browser.test_browser import (  # noqa: F401 - fixtures shared with th
 )
 
 try:
-    from playwright.sync_api import Browser, expect
+    from playwright.sync_api import Browser, Page, expect
 except ImportError:  # pragma: no cover - depends on the machine; BROWSER_MARKS skip the tests then
     pass
 
@@ -53,12 +53,19 @@ def fit_app(artifacts: Path, tmp_path_factory: pytest.TempPathFactory,  # noqa: 
             yield live
 
 
+@pytest.fixture(scope="module")
+def fit_page(browser: Browser) -> Page:  # noqa: F811
+    """One tab for the three sizes: the app's scripts are compiled once, as in a user's browser (a new
+    context per size compiled them again, 3 CPU-s of chromium's each time)."""
+    return browser.new_context().new_page()
+
+
 @pytest.mark.parametrize("width, height", SIZES)
-def test_every_chart_of_every_page_fits(fit_app: LiveApp, browser: Browser, artifacts: Path,  # noqa: F811
+def test_every_chart_of_every_page_fits(fit_app: LiveApp, fit_page: Page, artifacts: Path,  # noqa: F811
                                         width: int, height: int) -> None:
     """Each page opened at the size (a chart in an expander keeps the width it was first drawn at when
     the window changes, so no page is resized from one size to the next)."""
-    page = browser.new_context(viewport={"width": width, "height": height}).new_page()
+    page = fit_page
     warnings = plotly_warnings(page)
     for path, least in PAGES.items():
         page.set_viewport_size({"width": width, "height": height})
