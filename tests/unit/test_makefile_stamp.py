@@ -66,5 +66,5 @@ def test_the_environment_writes_the_bytecode_of_what_it_imports(built: Path,
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(code)}
     for sites, written in (([], False), ([str(site)], True)):
         program = f"import site; [site.addsitedir(s) for s in {sites!r}]; import imported_once"
-        subprocess.run([sys.executable, "-c", program], env=env, check=True, timeout=60)
+        subprocess.run([sys.executable, "-S", "-c", program], env=env, check=True, timeout=60)  # -S: no site yet
         assert (code / "__pycache__").is_dir() == written
