@@ -158,8 +158,9 @@ def models_figure(models: pd.DataFrame, *, threshold: float, names: dict[str, st
             hovertemplate="%{text}<br>%{customdata} parameters<br>%{y:.1f}%<extra></extra>"))
     fig.add_hline(y=50, line_dash="dot", line_color=GREY, annotation_text="chance (50%)",
                   annotation_position="bottom right")
-    fig.add_vline(x=threshold, line_dash="dash", line_color=GREY,  # labelled at the foot: the legend is above
-                  annotation_text=f"{human(threshold)} parameters", annotation_position="bottom left",
+    fig.add_vline(x=threshold, line_dash="dash", line_color=GREY,  # labelled at the foot, right of the line: the
+                  annotation_text=f"{human(threshold)} parameters",  # legend is above, small models to the left
+                  annotation_position="bottom right",
                   annotation_x=np.log10(threshold))  # a note on a log axis is placed by its log10 (plotly's rule)
     fig.update_xaxes(type="log", title_text="parameters (log scale)")
     fig.update_yaxes(title_text="accuracy (%)")

@@ -476,7 +476,8 @@ def test_steps_4_and_5_score_only_what_they_show(cache_dir: Path) -> None:
 def test_the_size_threshold_is_labelled_at_its_line_in_the_chart_and_the_handout() -> None:
     """Plotly places a note on a log axis by the log10 of its value (the '400M parameters' label was
     off its axis, so not drawn, until it said so); the handout's SVG reads the note the same way: the
-    label ends at the dashed line, 0.60 of the way from the 100M tick to the 1B tick."""
+    label starts at the dashed line, 0.60 of the way from the 100M tick to the 1B tick, and runs to its
+    right (on its left it covered the paper's small models at the foot of the chart)."""
     models = pd.DataFrame({"model": ["a", "b"], "parameters": [7e7, 7e9], "accuracy": [50.0, 80.0],
                            "model_type": ["CausalLM", "MLM"]})
     fig = models_figure(models, threshold=4e8, names=MODEL_NAMES)
@@ -484,7 +485,8 @@ def test_the_size_threshold_is_labelled_at_its_line_in_the_chart_and_the_handout
     assert note.x == pytest.approx(math.log10(4e8)) and fig.layout.shapes[-1].x0 == 4e8  # a line takes the value
     svg = figure_svg(fig)
     at = {t: float(x) for x, t in re.findall(r'<text x="([-\d.]+)"[^>]*>([^<]+)</text>', svg)}
-    assert (at["400M parameters"] + 4 - at["100M"]) / (at["1B"] - at["100M"]) == pytest.approx(math.log10(4), abs=0.01)
+    assert note.xanchor == "left" and 'text-anchor="start"' in svg.split(">400M parameters<")[0].rsplit("<text", 1)[1]
+    assert (at["400M parameters"] - 4 - at["100M"]) / (at["1B"] - at["100M"]) == pytest.approx(math.log10(4), abs=0.01)
 
 
 def test_the_handout_is_small(cache_dir: Path) -> None:
