@@ -145,17 +145,20 @@ def fit_axes(fig: go.Figure) -> go.Figure:
 
 
 LABEL_ROOM = (0.22, 3.5)  # a point label's room on a chart: decades across, accuracy points up and down
+LABEL_HEIGHT = 5.5  # how far above its point a name written over it reaches, in accuracy points
 
 
 def spread_labels(x: Sequence[float], y: Sequence[float], room: tuple[float, float] = LABEL_ROOM) -> np.ndarray:
-    """Which points get a name written beside them: the highest first, then each point that no named
-    point crowds (within `room` in x and y, in axis units), so names never print over each other;
-    the rest are named on hover."""
+    """Which points get a name written over them: the highest first, then each point that no named
+    point crowds (within `room` in x and y, in axis units) and whose name would cover no other point's
+    marker, so names never print over each other or over a point; the rest are named on hover."""
     xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     keep = np.zeros(len(xs), dtype=bool)
     for i in np.argsort(-ys, kind="stable"):
-        crowded = keep & (np.abs(xs - xs[i]) < room[0]) & (np.abs(ys - ys[i]) < room[1])
-        keep[i] = not crowded.any()
+        near = np.abs(xs - xs[i]) < room[0]
+        crowded = keep & near & (np.abs(ys - ys[i]) < room[1])
+        covered = near & (ys > ys[i]) & (ys - ys[i] < LABEL_HEIGHT)
+        keep[i] = not (crowded.any() or covered.any())
     return keep
 
 

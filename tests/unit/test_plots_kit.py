@@ -214,6 +214,16 @@ def test_names_on_points_never_print_over_each_other() -> None:
     assert [list(t.text) for t in fig.data] == [[""], ["mid", "big"]]
 
 
+def test_a_name_is_not_written_over_another_points_marker() -> None:
+    """On the Models page the name of a point in the 100M cluster printed over the markers just above
+    it ('multiberta' across 'roberta-base's diamond, a circle inside 'pythia-410m'): a point whose name
+    would cover another marker is named on hover only, however far its name is from the other names."""
+    from pfcore.plots.kit import spread_labels
+
+    x, y = [8.0, 8.1, 9.0, 9.05], [50.0, 54.0, 60.0, 40.0]
+    assert spread_labels(x, y).tolist() == [False, True, True, True]  # 54 sits where 50's name would go
+
+
 def test_figure4_panel_titles_wrap_to_their_panel() -> None:
     """Issue 37: a long series name in a Figure 4 panel title ran off the chart."""
     titles = [a.text for a in fd(3).layout.annotations if "ρ" in a.text]
