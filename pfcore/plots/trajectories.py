@@ -94,9 +94,9 @@ def _trajectory(curves: pd.DataFrame, title: str | None = None, *, log_x: bool =
         fig.add_trace(go.Scatter(y=group[SMOOTHED] if SMOOTHED in group else group["value"],
                                  mode="lines" if SMOOTHED in group else "lines+markers", name=str(name),
                                  marker_size=5, meta=f"{meta} (smoothed)" if SMOOTHED in group else meta, **line))
-    if chance is not None:
-        fig.add_hline(y=chance, line_dash="dash", line_color="grey",
-                      annotation_text="chance", annotation_position="bottom right")
+    if chance is not None:  # labelled right of the plot: inside it, the curves' last points covered it
+        fig.add_hline(y=chance, line_dash="dash", line_color="grey", annotation_text="chance",
+                      annotation_position="right")
     _step_axis(fig, log_x, title="Tokens seen" if x == TOKENS else "Training step")
     return fig.update_layout(title=title, hoverlabel={"namelength": -1})
 
@@ -180,7 +180,7 @@ def curves_figure(data: pd.DataFrame, title: str, x: str = "step") -> go.Figure:
     fig = _trajectory(styled, title=title, log_x=log_axis(data[x]), x=x)
     if data["series"].str.startswith("ewok:").any():
         fig.add_hline(y=EWOK_CHANCE, line_dash="dot", line_color="grey", annotation_text="EWoK chance",
-                      annotation_position="bottom right")
+                      annotation_position="right")
     return finish(fig, legend_title="Series", unified=True)
 
 

@@ -157,6 +157,8 @@ def test_legends_stand_right_of_the_plotting_area() -> None:
                                               "ci_low": [0.8], "ci_high": [0.95]}))
     assert bars.layout.legend.x >= 1
     assert [a.xanchor for a in bars.layout.annotations if a.text == "chance"] == ["left"]  # right of the last bar
+    notes = [(a.text, a.x, a.xanchor) for a in FIGURES["Figure 2"]().layout.annotations if "chance" in a.text]
+    assert notes and all(x == 1 and anchor == "left" for _, x, anchor in notes), notes  # right of the last points
 
 
 def test_side_by_side_names_are_short_with_the_whole_label_on_hover() -> None:
