@@ -2,11 +2,12 @@
 themselves, and the reference data (read where it is, never copied)."""
 from __future__ import annotations
 
+import gc
 import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -113,6 +114,27 @@ def checkpoint_series(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tiny_models.build_checkpoint_series(tmp_path_factory.mktemp("checkpoints") / "tiny-series")
     shutil.rmtree(out / "_base")
     return out
+
+
+@pytest.fixture
+def models_in_memory() -> Iterator[Callable[[Path], int]]:
+    """How many models (by the folder each was loaded from) under a folder are still in memory, with
+    Python's cycle collector off for the test: what is dropped must then go by reference counts alone,
+    as it does between the collector's runs (a model held in a reference cycle stayed, however large,
+    until one)."""
+    import torch
+
+    def count(folder: Path) -> int:
+        paths = {str(getattr(getattr(o, "config", None), "_name_or_path", ""))
+                 for o in gc.get_objects() if isinstance(o, torch.nn.Module)}
+        return sum(path.startswith(str(folder)) for path in paths)
+
+    gc.collect()
+    gc.disable()
+    try:
+        yield count
+    finally:
+        gc.enable()
 
 
 @pytest.fixture(scope="session")

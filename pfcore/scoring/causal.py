@@ -124,7 +124,7 @@ class CausalScorer:
         self._token_text: dict[int, str] = {}
         self._bow_vectors: dict[tuple[int, str], torch.Tensor] = {}
         checks = ExactnessMemo(loaded.identity)
-        self._together = Together(model_lock(self.model), self._score)  # concurrent sessions' calls
+        self._together = Together(model_lock(self.model))  # concurrent sessions' calls
         self._head = _split_head(self.model, checks)
         self._tree_ok = self.settings.tree and checks.remember("tree", self._tree_is_exact)
 
@@ -228,7 +228,7 @@ class CausalScorer:
         progress report (a page's few sentences, not a run), the requests are scored together with
         those of other sessions waiting for the model (see pfcore.scoring.serial)."""
         if progress is None:
-            return self._together.score(requests)
+            return self._together.score(requests, self._score)
         return self._score(requests, progress)
 
     def _score(self, requests: Sequence[Request], progress: Progress | None = None) -> list[TokenScores]:

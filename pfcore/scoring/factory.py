@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Protocol, TypeVar
 
@@ -40,6 +41,16 @@ def cache_identity(spec: ModelSpec, method: ScoringMethod, *, bos: bool = False,
     return {**MODELS.identity(spec), **method.identity(bos=bos, bow=bow)}
 
 
+@dataclass
+class _Load:
+    """What a handle and its BOW variant share: the plain scorer, once loaded, and the seconds it took.
+    Both point here and not at each other, so that no reference cycle keeps a dropped model in memory
+    until a garbage collection (a trajectory's checkpoints had all stayed loaded without one)."""
+
+    scorer: RequestScorer | None = None
+    seconds: float = 0.0
+
+
 class LazyScorer:
     """The one lazy handle on a model and its request scorer: the model loads on first use (timed once,
     in `load_s`), its cache key is found once without loading it, and token strings, ids and spans
@@ -47,28 +58,36 @@ class LazyScorer:
     its load; suites that read the model itself get it from `model()`."""
 
     def __init__(self, spec: ModelSpec, method: ScoringMethod, *, bos: bool = False,
-                 source: ScorerSource = scorer_for, bow: bool = False) -> None:
+                 source: ScorerSource = scorer_for, bow: bool = False, load: _Load | None = None) -> None:
         self.spec, self.method, self.bos, self._source, self._bow = spec, method, bos, source, bow
-        self.load_s = 0.0  # seconds spent loading the model and building the scorer (0: never)
-        self._base = self  # the handle that loads (the plain one, for a BOW variant)
+        self._load = load or _Load()  # shared with the BOW variant
+
+    @property
+    def load_s(self) -> float:
+        """Seconds spent loading the model and building the scorer (0: never)."""
+        return self._load.seconds
 
     def _timed(self, load: Callable[[], T]) -> T:
-        """What `load` gives, its time added to the base handle's `load_s`."""
+        """What `load` gives, its time added to `load_s`."""
         started = time.monotonic()
         loaded = load()
-        self._base.load_s += time.monotonic() - started
+        self._load.seconds += time.monotonic() - started
         return loaded
 
     def model(self) -> LoadedModel:
         """The loaded model itself, for suites that read it directly (loading it now the first time)."""
         return self._timed(lambda: MODELS.loaded(self.spec))
 
+    def _plain(self) -> RequestScorer:
+        """The plain (not BOW) real scorer, loading the model now the first time."""
+        if self._load.scorer is None:
+            self._load.scorer = self._timed(lambda: self._source(self.spec, self.method, bos=self.bos))
+        return self._load.scorer
+
     @cached_property
     def scorer(self) -> RequestScorer:
         """The real scorer, loading the model now."""
-        if self._base is not self:
-            return _variant(self._base.scorer)
-        return self._timed(lambda: self._source(self.spec, self.method, bos=self.bos))
+        return _variant(self._plain()) if self._bow else self._plain()
 
     @cached_property
     def identity(self) -> dict[str, object]:
@@ -85,7 +104,7 @@ class LazyScorer:
 
     def next_tokens(self, prefix: str, *, k: int = TOP_K) -> NextTokens:
         """The model's most likely next tokens after a prefix (loads the model: they are not cached)."""
-        return most_likely_next(self._base.scorer, prefix, k=k)
+        return most_likely_next(self._plain(), prefix, k=k)
 
     def bow_scorer(self) -> LazyScorer | None:
         """The lazy BOW variant, where the method has one (it loads through this handle); None otherwise."""
@@ -93,14 +112,12 @@ class LazyScorer:
 
     @cached_property
     def _bow_twin(self) -> LazyScorer:
-        """The BOW variant, built once."""
-        twin = LazyScorer(self.spec, self.method, bos=self.bos, source=self._source, bow=True)
-        twin._base = self
-        return twin
+        """The BOW variant, built once; it loads through this handle's load."""
+        return LazyScorer(self.spec, self.method, bos=self.bos, source=self._source, bow=True, load=self._load)
 
     def _tokenizer(self) -> Any:
         """The tokenizer alone while the model is not loaded (None: ask the loaded scorer)."""
-        return None if "scorer" in vars(self._base) else MODELS.tokenizer(self.spec)
+        return None if self._load.scorer is not None else MODELS.tokenizer(self.spec)
 
     def _bos_id(self, tokenizer: Any) -> int | None:
         """The BOS id a scorer with BOS prepends (None otherwise)."""
@@ -109,17 +126,17 @@ class LazyScorer:
     def display_tokens(self, ids: Sequence[int]) -> tuple[str, ...]:
         """Token strings, as the real scorer decodes them."""
         tok = self._tokenizer()
-        return self._base.scorer.display_tokens(ids) if tok is None else tuple(tok.decode([i]) for i in ids)
+        return self._plain().display_tokens(ids) if tok is None else tuple(tok.decode([i]) for i in ids)
 
     def text_token_ids(self, text: str) -> tuple[int, ...]:
         """A text's token ids, as the real scorer gives them."""
         tok = self._tokenizer()
-        return self._base.scorer.text_token_ids(text) if tok is None else text_ids(tok, text, self._bos_id(tok))
+        return self._plain().text_token_ids(text) if tok is None else text_ids(tok, text, self._bos_id(tok))
 
     def token_spans(self, text: str) -> tuple[Span, ...]:
         """A text's token spans, as the real scorer gives them."""
         tok = self._tokenizer()
-        return self._base.scorer.token_spans(text) if tok is None else token_spans(tok, text, self._bos_id(tok))
+        return self._plain().token_spans(text) if tok is None else token_spans(tok, text, self._bos_id(tok))
 
 
 def _variant(scorer: RequestScorer) -> RequestScorer:

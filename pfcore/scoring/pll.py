@@ -24,13 +24,13 @@ class _MaskedRequestScorer:
         self.loaded = loaded
         self._method = method
         self.scorer = MaskedScorer(loaded)
-        self._together = Together(model_lock(loaded.model), lambda requests: self._wrap(self._pairs(requests), None))
+        self._together = Together(model_lock(loaded.model))
 
     def score(self, requests: Sequence[Request], progress: Progress | None = None) -> list[TokenScores]:
         """Per-token scores of each request; without a progress report (a page's few sentences, not
         a run), together with those of other sessions waiting for the model (pfcore.scoring.serial)."""
         if progress is None:
-            return self._together.score(requests)
+            return self._together.score(requests, lambda batch: self._wrap(self._pairs(batch), None))
         return self._wrap(self._pairs(requests), progress)
 
     def _pairs(self, requests: Sequence[Request]) -> list[list[tuple[int, float]]]:

@@ -14,6 +14,7 @@ from types import TracebackType
 
 from pfcore.scoring.requests import Request, TokenScores
 
+ScoreNow = Callable[[list[Request]], list[TokenScores]]  # a scorer's own call, scoring now
 
 class FairLock:
     """A re-entrant lock granted in the order it was asked for (a ticket queue)."""
@@ -83,13 +84,15 @@ class Together:
     back its own results, in its own order. If that call fails, each waiting call is scored alone,
     so one session's bad request fails that session only."""
 
-    def __init__(self, lock: FairLock, score: Callable[[list[Request]], list[TokenScores]]) -> None:
-        self._lock, self._score = lock, score
+    def __init__(self, lock: FairLock) -> None:
+        self._lock = lock
         self._waiting: list[_Call] = []
         self._waiting_lock = threading.Lock()
 
-    def score(self, requests: Sequence[Request]) -> list[TokenScores]:
-        """Scores of these requests (scored with whatever other calls are waiting now)."""
+    def score(self, requests: Sequence[Request], score_now: ScoreNow) -> list[TokenScores]:
+        """Scores of these requests (scored with whatever other calls are waiting now) by `score_now`,
+        the scorer's own call: handed in, not kept, so that a scorer and its Together make no reference
+        cycle (which kept a dropped model in memory until a garbage collection)."""
         call = _Call(list(requests))
         with self._waiting_lock:
             self._waiting.append(call)
@@ -97,22 +100,22 @@ class Together:
             if not call.done:  # nobody took this call along: serve it, and everyone waiting
                 with self._waiting_lock:
                     calls, self._waiting = self._waiting, []
-                self._serve([call, *(c for c in calls if c is not call)])
+                self._serve([call, *(c for c in calls if c is not call)], score_now)
         if call.error is not None:
             raise call.error
         assert call.results is not None
         return call.results
 
-    def _serve(self, calls: list[_Call]) -> None:
+    def _serve(self, calls: list[_Call], score_now: ScoreNow) -> None:
         """Score the calls in one go (alone, one by one, if that fails); mark each done."""
         try:
-            found = self._score([r for c in calls for r in c.requests])
+            found = score_now([r for c in calls for r in c.requests])
         except Exception as exc:  # noqa: BLE001 - the error belongs to one caller: find whose
             if len(calls) == 1:
                 calls[0].error, calls[0].done = exc, True
                 return
             for call in calls:
-                self._serve([call])
+                self._serve([call], score_now)
             return
         start = 0
         for call in calls:

@@ -135,8 +135,9 @@ def sessions_at_once(scorer: object, sessions: dict[str, list[Request]]) -> tupl
     together = scorer._together  # type: ignore[attr-defined]
     calls: list[int] = []
     results: dict[str, object] = {}
-    score_now = together._score
-    together._score = lambda requests: (calls.append(len(requests)), score_now(requests))[1]
+    score = together.score  # each session's call, its scoring counted (the scorer hands it in at each call)
+    together.score = lambda requests, score_now: score(
+        requests, lambda batch: (calls.append(len(batch)), score_now(batch))[1])
 
     def session(name: str) -> None:
         try:
@@ -154,7 +155,7 @@ def sessions_at_once(scorer: object, sessions: dict[str, list[Request]]) -> tupl
         for thread in threads:
             thread.join(30)
     finally:
-        together._score = score_now
+        del together.score
     return results, calls
 
 
