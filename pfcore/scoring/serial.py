@@ -16,6 +16,7 @@ from pfcore.scoring.requests import Request, TokenScores
 
 ScoreNow = Callable[[list[Request]], list[TokenScores]]  # a scorer's own call, scoring now
 
+
 class FairLock:
     """A re-entrant lock granted in the order it was asked for (a ticket queue)."""
 
