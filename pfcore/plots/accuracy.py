@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 
 from pfcore.names import construction_title
 from pfcore.plots.common import require_columns, shown
-from pfcore.plots.kit import finish, human, spread_labels
+from pfcore.plots.kit import LABEL_ROOM, finish, human, spread_labels
 
 SYMBOLS = {"CausalLM": "circle", "MLM": "diamond"}
 COLORBAR = {"title": {"text": "log10 tokens"}, "x": 1.0, "xanchor": "left", "len": 0.6, "y": 0, "yanchor": "bottom"}
@@ -39,7 +39,16 @@ def accuracy_vs_parameters_figure(models: pd.DataFrame, chance: float | None = 5
         fig.add_hline(y=chance, line_dash="dash", line_color="grey", annotation_text="chance")
     fig.update_xaxes(type="log", title_text="Parameters (log scale)")
     fig.update_yaxes(title_text="Accuracy (%), mean of the four constructions")
-    return finish(fig, legend_title="Model type")
+    return room_for_names(finish(fig, legend_title="Model type"), models["parameters"][labelled])
+
+
+def room_for_names(fig: go.Figure, named_x: pd.Series) -> go.Figure:
+    """The log x axis widened to a label's room right of the rightmost named point, so that its name
+    ends inside the plot instead of running into the colour scale beside it."""
+    if named_x.empty:
+        return fig
+    low, high = fig.layout.xaxis.range
+    return fig.update_xaxes(range=[low, max(high, float(np.log10(named_x.max())) + LABEL_ROOM[0])])
 
 
 def accuracy_bars_figure(accuracy: pd.DataFrame, chance: float | None = 0.5, title: str | None = None) -> go.Figure:

@@ -22,7 +22,8 @@
       }
     }
     // two boxes apart (touching by a pixel allowed): the legend against the plotting areas and the title,
-    // a y axis's tick labels against each other, the axis titles against each other
+    // points' names against colour scales, a y axis's tick labels against each other, the axis titles
+    // against each other
     const apart = (a, b) => a.right <= b.left + 1 || b.right <= a.left + 1 || a.bottom <= b.top + 1 || b.bottom <= a.top + 1;
     const overlapping = rects => rects.filter(r => r.width).some((a, i, all) => all.slice(i + 1).some(b => !apart(a, b)));
     const box = gd.getBoundingClientRect();
@@ -36,6 +37,10 @@
       const h = heading && heading.getBoundingClientRect();
       if (h && h.width && !apart(g, h)) problems.push(`legend overlaps the title`);
     }
+    // a point's name against the colour scales beside the plot (the name of the rightmost point ran into one)
+    const names = [...gd.querySelectorAll('.textpoint text')].map(e => e.getBoundingClientRect()).filter(r => r.width);
+    const scales = [...gd.querySelectorAll('.colorbar')].map(e => e.getBoundingClientRect()).filter(r => r.width);
+    if (names.some(n => scales.some(c => !apart(n, c)))) problems.push(`a point's name overlaps a colour scale`);
     for (const k of Object.keys(L).filter(k => /^yaxis\d*$/.test(k))) {
       if (overlapping([...gd.querySelectorAll(`.${L[k]._id}tick text`)].map(e => e.getBoundingClientRect())))
         problems.push(`${k} tick labels overlap`);

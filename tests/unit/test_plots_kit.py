@@ -226,6 +226,21 @@ def test_a_name_is_not_written_over_another_points_marker() -> None:
     assert spread_labels(x, y).tolist() == [False, True, True, True]  # 54 sits where 50's name would go
 
 
+def test_the_rightmost_name_has_room_inside_the_plot() -> None:
+    """On the Models page at 1280x720 'OLMo-2-1124-13B', the name of the rightmost point, ran past the
+    plot into the colour scale's title: the x axis now reaches a label's room beyond the rightmost named
+    point (tests/browser/charts_fit.js checks the drawn boxes); a point named on hover only needs none."""
+    from pfcore.plots.kit import LABEL_ROOM
+
+    named = accuracy_vs_parameters_figure(models().assign(parameters=[1e8, 1e9, 1.3e10], accuracy=[50.0, 60.0, 64.0]))
+    assert named.data[-1].text[-1] == "big"
+    assert named.layout.xaxis.range[1] == pytest.approx(math.log10(1.3e10) + LABEL_ROOM[0])
+    hover = accuracy_vs_parameters_figure(models().assign(parameters=[1e8, 1.25e10, 1.3e10],
+                                                          accuracy=[90.0, 60.0, 58.0]))
+    assert list(hover.data[-1].text) == ["mid", ""]  # 'big' sits just under 'mid', named on hover
+    assert hover.layout.xaxis.range[1] == pytest.approx(math.log10(1.25e10) + LABEL_ROOM[0])
+
+
 def test_figure4_panel_titles_wrap_to_their_panel() -> None:
     """Issue 37: a long series name in a Figure 4 panel title ran off the chart."""
     titles = [a.text for a in fd(3).layout.annotations if "ρ" in a.text]
