@@ -44,6 +44,12 @@ TABLE_NOTES = {"Table 8": "Your runs' Global Affinity is averaged over the fixed
                           "sentences, with a normal interval over per-sentence means; the paper's ± is its own."}
 
 
+def value_digits(table: str) -> int:
+    """The decimals of a paper table's values, as the paper prints them: 1 for percentages (Tables 5-7),
+    3 for probabilities (Table 8). Own runs set beside it are rounded and shown alike."""
+    return 1 if get_suite(TABLE_SUITES[table]).percent else 3
+
+
 @cache
 def paper_affinity_words() -> dict[str, tuple[str, ...]]:
     """The words Table 8 averages, where not all (from the shipped lexicon, read on first use)."""
@@ -64,7 +70,7 @@ def _own_rows(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
             continue
         values = (_affinity_on_paper_words(record) if suite.name == SuiteName.AFFINITY
                   else _headline(record, suite.paper_filter))
-        digits = 1 if scale > 1 else 3
+        digits = value_digits(table)
         for construction, (value, low, high, n) in values.items():
             rows.append({"model": run_model(m.model), "construction": marked(published_name(construction)),
                          "value": round(scale * value, digits), "ci_low": round(scale * low, digits),

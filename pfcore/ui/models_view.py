@@ -27,7 +27,7 @@ from pfcore.ui.errors import shown_errors
 from pfcore.ui.lm_eval_view import render_lm_eval_upload
 from pfcore.ui.model import ModelChoice
 from pfcore.ui.text import plain
-from pfcore.views.models import column_titles
+from pfcore.views.models import column_titles, value_format
 
 
 def render_tables() -> None:
@@ -45,8 +45,9 @@ def render_tables() -> None:
             st.info(TABLE_NOTES[table])
         for note in precision_notes(shown):
             st.warning(plain(note))
+        printed = value_format(table)
         st.dataframe(shown, hide_index=True, height=420, placeholder="–", column_config={
-            **{c: st.column_config.Column(title) for c, title in column_titles(shown.columns).items()},
+            **{c: st.column_config.NumberColumn(t, format=printed) for c, t in column_titles(shown.columns).items()},
             "source": st.column_config.TextColumn("source", width="large"),
             "n": st.column_config.TextColumn("n (your runs: decisions per construction)")})
         download_csv(shown, f"{table.replace(' ', '_').lower()}_with_runs.csv", "Download this table (CSV)")
@@ -54,8 +55,9 @@ def render_tables() -> None:
         if len(values):
             st.markdown("**Your runs in this table**, each value with its 95% interval and the number of decisions "
                         "(sentences, for Global Affinity) it rests on:")
-            st.dataframe(values, hide_index=True, placeholder="–",
-                         column_config={"source": st.column_config.TextColumn("source", width="large")})
+            st.dataframe(values, hide_index=True, placeholder="–", column_config={
+                **{c: st.column_config.NumberColumn(format=printed) for c in ("value", "ci_low", "ci_high")},
+                "source": st.column_config.TextColumn("source", width="large")})
         st.caption(f"The embedded default model is {DEFAULT_MODEL_TITLE}: instruction tuning and 4-bit quantization "
                    "both set it apart from the paper's base models, so its rows are not a reproduction of any of them.")
         render_lm_eval_upload()

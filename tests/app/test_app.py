@@ -293,6 +293,8 @@ def test_models_page_reference_tables_and_figure(tiny_gpt2: Path, cache_dir: Pat
     no_errors(at)
     table = at.dataframe[0].value
     assert set(table["source"]) == {"Table 6"} and len(table) == 36
+    shown_as = json.loads(at.dataframe[0].proto.columns)  # the paper's decimals: "41.0" beside "48.9", not "41"
+    assert {c: shown_as[c]["type_config"]["format"] for c in ("letalone", "avg")} == {"letalone": "%.1f", "avg": "%.1f"}
     assert any("None of your runs" in i for i in texts(at.info))
     assert any("Spearman's ρ" in m and "**0.689**" in m and "n = 36" in m for m in texts(at.markdown))
     figure = json.loads(at.get("plotly_chart")[0].proto.spec)
@@ -311,6 +313,7 @@ def test_models_page_sets_own_runs_beside_the_paper(tiny_gpt2: Path, cache_dir: 
     table = at.dataframe[0].value
     own = table[table["origin"] == "your run"]
     assert len(own) == 1 and own["source"].iloc[0].startswith("pfcore run ")
+    assert json.loads(at.dataframe[1].proto.columns)["ci_low"]["type_config"]["format"] == "%.1f"  # its values alike
     assert any("Not placed" in w and str(tiny_gpt2) in w for w in texts(at.warning))
     pd.DataFrame([{"hf_id": str(tiny_gpt2), "parameters": 1e5, "pretraining_tokens": 1e4,
                    "model_type": "CausalLM"}]).to_csv(extra_models_path(), index=False)

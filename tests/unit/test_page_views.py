@@ -1,9 +1,9 @@
 """What the pages show beside their charts, in words (issue 37): the note for a model without
-meaning results, the Models tables' column names."""
+meaning results, the Models tables' column names and decimals."""
 from __future__ import annotations
 
 from pfcore.store.published import labelled, read_bundle
-from pfcore.views.models import column_titles
+from pfcore.views.models import column_titles, value_format
 from pfcore.views.trajectories import missing_series_notes
 
 
@@ -23,3 +23,10 @@ def test_models_tables_name_their_columns_in_words() -> None:
     assert column_titles(["model", "letalone", "muchless", "nottomention", "nevermind", "avg", "source"]) == {
         "letalone": "Let alone", "muchless": "Much less", "nottomention": "Not to mention",
         "nevermind": "Never mind", "avg": "mean of the four"}
+
+
+def test_models_tables_print_the_papers_decimals() -> None:
+    """The Models table printed Table 6's 41.0 as "41" beside "48.9": values keep the paper's decimals
+    (percentages 1, Table 8's probabilities 3), and Table 9's counts print as they are."""
+    assert [value_format(t) for t in ("Table 5", "Table 6", "Table 7", "Table 8", "Table 9")] == [
+        "%.1f", "%.1f", "%.1f", "%.3f", None]
