@@ -80,20 +80,21 @@ def download_json(obj: object, file_name: str, label: str = "Download JSON", key
 EXPORT_FORMATS = {"svg": "SVG (vector, for papers)", "png": "PNG (image, for slides)"}
 
 
-def export_config(file_name: str) -> dict[str, object]:
+def export_config(file_name: str, *, toolbar: bool = True) -> dict[str, object]:
     """The chart toolbar's camera button: the format chosen in the sidebar and a file name that
-    says what the chart shows (so an exported file stands alone)."""
+    says what the chart shows (so an exported file stands alone); no toolbar when `toolbar` is off."""
     fmt = st.session_state.get("chart_format", "svg")
-    return {"displaylogo": False, "toImageButtonOptions": {
+    return {"displaylogo": False, "displayModeBar": "hover" if toolbar else False, "toImageButtonOptions": {
         "format": fmt if fmt in EXPORT_FORMATS else "svg", "filename": file_name.rsplit(".", 1)[0],
         "scale": 2 if fmt == "png" else 1}}
 
 
-def chart(fig: go.Figure, file_name: str, key: str) -> None:
+def chart(fig: go.Figure, file_name: str, key: str, *, toolbar: bool = True) -> None:
     """Draw a plotly figure, its toolbar exporting SVG or PNG (the sidebar's choice), with download
     buttons for it as a light SVG and PNG (drawn when pressed; where a browser is there to draw them)
-    and as interactive HTML, which says how large it is."""
-    st.plotly_chart(fig, key=key, config=export_config(file_name))
+    and as interactive HTML, which says how large it is. Without `toolbar`, plotly's toolbar does not
+    appear on hover (on a projector it covered the end of a long title under the presenter's pointer)."""
+    st.plotly_chart(fig, key=key, config=export_config(file_name, toolbar=toolbar))
     stem = file_name.rsplit(".", 1)[0]
     row = st.container(horizontal=True)
     for fmt in IMAGE_FORMATS if browser_path() else ():

@@ -239,7 +239,7 @@ def render_step(result: StepResult, *, presenter: bool, shown: bool = True) -> N
         return
     for index, fig in enumerate(result.figures, start=1):
         chart(projector(fig) if presenter else fig, f"lesson_step{step.number}_{index}.html",
-              key=f"lesson_chart_{step.number}_{index}")
+              key=f"lesson_chart_{step.number}_{index}", toolbar=not presenter)  # the buttons below download
     if result.notice:
         st.info(f"**What to notice:** {plain(result.notice)}", icon=":material/lightbulb:")
     if result.aside:

@@ -59,6 +59,7 @@ def test_every_step_with_next_and_back(fake_model: str, cache_dir: Path) -> None
     assert page_html(at) == []  # the usual type outside the presenter view
     walk(at)
     assert "Download the handout (HTML)" in [b.proto.label for b in at.get("download_button")]
+    assert json.loads(at.get("plotly_chart")[0].proto.config)["displayModeBar"] == "hover"  # plotly's as usual
 
 
 def test_the_class_edits_the_sentence(fake_model: str, cache_dir: Path) -> None:
@@ -85,6 +86,9 @@ def test_a_link_reopens_a_step_in_the_presenter_view(fake_model: str, cache_dir:
     assert page_html(at) == [PRESENTER_CSS]  # large type
     layout = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]
     assert layout["font"]["size"] == PROJECTOR_FONT and layout["height"] <= FIT_HEIGHT  # fits 1280x720
+    config = json.loads(at.get("plotly_chart")[0].proto.config)  # no toolbar over a long title on a projector
+    assert config["displayModeBar"] is False and "Download chart (HTML)" in [
+        b.proto.label for b in at.get("download_button")]
     assert "much less" in notices(at)[0]
     assert any("colour (not a setting of this page)" in c for c in texts(at.caption))
     assert at.query_params["step"] in ("5", ["5"]) and at.query_params["presenter"] in ("1", ["1"])
