@@ -10,12 +10,14 @@ from pathlib import Path
 import streamlit as st
 
 from pfcore.deployment import deployment
+from pfcore.items.constructions import DEFINITION_FILE
 from pfcore.plots.accuracy import accuracy_bars_figure
 from pfcore.ui.downloads import chart, download_csv
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.model import ModelChoice, scorer
 from pfcore.ui.progress import progress_view
 from pfcore.ui.text import plain
+from pfcore.ui.uploads import upload_megabytes
 from pfcore.views.constructions import Trial, definition_from_text, run_trial, trial_of
 
 EXPLAIN = """Test a construction of your own the way the paper tests its four: a **definition** says its
@@ -37,7 +39,8 @@ def render_constructions_section(choice: ModelChoice | None, own_runs: Path | No
         st.subheader("Your own construction")
         st.markdown(EXPLAIN)
         policy = deployment()
-        upload = st.file_uploader("Upload a definition (.yaml)", type=["yaml", "yml"], key="cx_upload")
+        upload = st.file_uploader("Upload a definition (.yaml)", type=["yaml", "yml"], key="cx_upload",
+                                  max_upload_size=upload_megabytes(DEFINITION_FILE))
         typed = st.text_area("...or write one", key="cx_text", height=140,
                              placeholder=TEMPLATE) if policy.allows_typed_definitions else ""
         name: str | None

@@ -5,14 +5,17 @@ from __future__ import annotations
 import streamlit as st
 
 from pfcore.deployment import deployment
+from pfcore.items.syntaxgym import STIMULI_FILE, SUITE_FILE
 from pfcore.plots.regions import region_bars_figure, unscored_regions
 from pfcore.plots.tokens import token_bars_figure
 from pfcore.runs.report import filter_names
+from pfcore.scoring.lmzoo import SURPRISAL_FILE
 from pfcore.ui.downloads import chart, download_csv, file_stem, slug
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.model import ModelChoice, scorer
 from pfcore.ui.progress import progress_callback
 from pfcore.ui.text import plain
+from pfcore.ui.uploads import upload_megabytes
 from pfcore.views.stimuli import (
     analyse_stimuli,
     analyse_surprisal_upload,
@@ -27,7 +30,8 @@ def render_stimuli(choice: ModelChoice | None) -> None:
     """The whole page below its intro: the file, its scores, its chart, its tables."""
     with shown_errors():
         c1, c2 = st.columns(2)
-        upload = c1.file_uploader("Upload a stimuli file", type=["csv", "json"], key="stimuli_upload")
+        upload = c1.file_uploader("Upload a stimuli file", type=["csv", "json"], key="stimuli_upload",
+                                  max_upload_size=upload_megabytes(STIMULI_FILE, SUITE_FILE))
         path = c2.text_input("...or the path of one on this machine", key="stimuli_path",
                              placeholder="syntactic-generalization/test_suites/json/number_src.json") \
             if deployment().allows_paths else ""
@@ -47,7 +51,7 @@ def render_stimuli(choice: ModelChoice | None) -> None:
         stimuli = stimuli_from_upload(upload.name, upload.getvalue()) if upload else read_stimuli_file(path.strip())
         surprisals = st.file_uploader("...and, instead of the sidebar's model, its token surprisals from a model run "
                                       "elsewhere (lm-zoo's format)", type=["tsv", "txt", "jsonl"],
-                                      key="stimuli_surprisals") \
+                                      key="stimuli_surprisals", max_upload_size=upload_megabytes(SURPRISAL_FILE)) \
             if stimuli.suite is not None else None
         if surprisals is not None:
             result = analyse_surprisal_upload(stimuli, surprisals.name, surprisals.getvalue())

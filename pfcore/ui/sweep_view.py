@@ -10,11 +10,12 @@ import streamlit as st
 from pfcore.deployment import PUBLIC_NOTE, deployment
 from pfcore.sweep.driver import run_sweep
 from pfcore.sweep.jobs import FAILED, plan_jobs
-from pfcore.sweep.plan import load_plan, save_uploaded_plan
+from pfcore.sweep.plan import PLAN_FILE, load_plan, save_uploaded_plan
 from pfcore.sweep.progress import SweepProgress, SweepSummary, jobs_table, plan_caption
 from pfcore.ui.downloads import download_json
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.text import plain
+from pfcore.ui.uploads import upload_megabytes
 
 EXPLAIN = """Run a **sweep plan** (models x checkpoints x suites, see `docs/sweeps.md`) on a local
 Ray instance: one job per model and revision, several at once, each merged into the score cache and
@@ -32,7 +33,8 @@ def render_sweep_section() -> None:
         st.markdown(EXPLAIN)
         path = st.text_input("Plan file (YAML)", key="sweep_plan_path", placeholder="docs/plans/example.yaml")
         upload = st.file_uploader("...or upload a plan", type=["yaml", "yml"], key="sweep_plan_upload",
-                                  help="paths in an uploaded plan must be absolute")
+                                  help="paths in an uploaded plan must be absolute",
+                                  max_upload_size=upload_megabytes(PLAN_FILE))
         plan_file = str(save_uploaded_plan(upload.name, upload.getvalue())) if upload else path.strip()
         if not plan_file:
             st.info("Give a sweep plan to run: its path on this machine, or upload it.")

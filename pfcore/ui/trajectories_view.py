@@ -49,11 +49,13 @@ from pfcore.paths import published_results_dir
 from pfcore.plots.trajectories import construction_figure, curves_figure, fd_figure
 from pfcore.store.fetch import fetch_and_import
 from pfcore.store.published import bundle_problem, uploaded_published
+from pfcore.store.published_tsv import SUMMARY_FILE
 from pfcore.store.results import import_folder, load_bundled, load_results, results_path
 from pfcore.ui.downloads import chart, download_csv, slug
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.links import Param, Query, apply, choice_of, current, publish, show_link
 from pfcore.ui.text import plain, without_server_folders
+from pfcore.ui.uploads import upload_megabytes
 from pfcore.views.trajectories import missing_series_notes
 
 
@@ -272,7 +274,7 @@ def render_add_results(has_models: bool) -> None:
             st.caption(f"{PUBLIC_NOTE}: folder imports and fetches are off here. Upload published summary TSVs "
                        "instead: they stay in your session, and nobody else sees them.")
             uploads = st.file_uploader("Published summary TSVs of one model", type=["tsv"], accept_multiple_files=True,
-                                       key="traj_uploads")
+                                       key="traj_uploads", max_upload_size=upload_megabytes(SUMMARY_FILE))
             owner = st.text_input("The model they belong to (hub id)", key="traj_upload_model",
                                   placeholder="EleutherAI/pythia-160m")
             if st.button("Add to my view", key="traj_add_uploads", disabled=not uploads):

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from streamlit import config
 from streamlit.testing.v1 import AppTest
 
 from pfcore.paths import REPO_ROOT
@@ -137,6 +138,23 @@ def test_an_upload_name_is_refused_with_its_reason(public: str, cache_dir: Path,
         at.button(key="traj_add_uploads").click().run()
     names_no_server_folder(at, cache_dir)
     assert len(at.error) == 1 and "rename the file and upload it again" in at.error[0].value
+
+
+def test_each_uploader_says_the_cap_of_what_it_reads(public: str, cache_dir: Path) -> None:
+    """The uploaders said Streamlit's "200MB per file" above a 64 KiB cap (a definition) or 16 MiB (a
+    published summary): each says, and the browser enforces, its files' cap in whole MB, never more than
+    the class server takes (its upload cap, which `pfcore.ui.serve` sets as server.maxUploadSize)."""
+    said = {}
+    for script in ("pages/3_Run.py", "pages/6_Stimuli.py", "pages/5_Trajectories.py"):
+        said |= {u.key: u.proto.max_upload_size_mb for u in served(script, public).run().get("file_uploader")}
+    assert said == {"cx_upload": 1, "stimuli_upload": 64, "traj_uploads": 16}
+    before = config.get_option("server.maxUploadSize")
+    config.set_option("server.maxUploadSize", 8)
+    try:
+        at = served("pages/5_Trajectories.py", public).run()
+        assert at.file_uploader(key="traj_uploads").proto.max_upload_size_mb == 8
+    finally:
+        config.set_option("server.maxUploadSize", before)
 
 
 CONTENTS = {"not UTF-8": ("bad.csv", b"sentence\n\xff\xfe bytes\n"),

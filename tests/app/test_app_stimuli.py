@@ -85,6 +85,7 @@ def test_uploaded_suite_with_its_surprisal_file(tiny_gpt2: Path, tmp_path: Path,
     at.file_uploader(key="stimuli_upload").set_value(("hand.json", suite.read_bytes(), "application/json")).run()
     at.file_uploader(key="stimuli_surprisals").set_value(("scores.tsv", data, "text/tab-separated-values")).run()
     no_errors(at)
+    assert at.file_uploader(key="stimuli_surprisals").proto.max_upload_size_mb == 128  # its cap, not "200MB"
     captions = " ".join(texts(at.main.caption))
     assert f"surprisals read from a file, scores.tsv (sha256 {hashlib.sha256(data).hexdigest()})" in captions
     assert "scored by" not in captions and str(tiny_gpt2) not in captions

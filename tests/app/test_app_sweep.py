@@ -43,6 +43,7 @@ def test_sweep_section_starts_a_plan_on_ray_and_sums_up(ray_instance, plan: Path
     at = section(tmp_path).run()
     no_errors(at)
     assert any("Give a sweep plan" in i for i in texts(at.info))
+    assert at.file_uploader(key="sweep_plan_upload").proto.max_upload_size_mb == 1  # a plan's cap, not "200MB"
 
     at.text_input(key="sweep_plan_path").input(str(tmp_path / "nowhere.yaml")).run()
     assert not at.exception
