@@ -12,6 +12,7 @@ from pfcore.ui.downloads import chart, download_csv
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.links import Param, apply, choice_of, current, opened_query, publish, show_link
 from pfcore.ui.model import ModelChoice, Models
+from pfcore.ui.tables import number_columns
 from pfcore.ui.text import plain
 from pfcore.views.blocks import (
     LAYOUTS,
@@ -102,9 +103,10 @@ def render_items(choice: ModelChoice | None) -> None:
         st.caption(f"Scored by {methods}; sentence scores are the mean log-probability per token, as in the paper's "
                    "code; every value here is in bits.")
         st.markdown(layout.rows_note)
-        st.dataframe(scored.rows, hide_index=True, placeholder="")
+        st.dataframe(scored.rows, hide_index=True, placeholder="", column_config=number_columns(scored.rows))
         st.markdown(layout.decisions_note)
-        st.dataframe(scored.decisions, hide_index=True, placeholder="")
+        st.dataframe(scored.decisions, hide_index=True, placeholder="",
+                     column_config=number_columns(scored.decisions))
         if layout.correct_label is not None:
             counts = correct_per_model(scored.decisions)
             for column, (label, correct, total) in zip(st.columns(len(counts)), counts):

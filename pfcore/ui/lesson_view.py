@@ -33,6 +33,7 @@ from pfcore.store.cache import ScoreCache
 from pfcore.ui.downloads import chart
 from pfcore.ui.links import Param, Query, apply, choice_of, current, opened_query, publish, show_link
 from pfcore.ui.model import ModelChoice, apply_models_link, lazy_scorer, models_query
+from pfcore.ui.tables import number_columns
 from pfcore.ui.text import plain
 from pfcore.ui.trajectories_view import results_table
 
@@ -250,7 +251,7 @@ def render_step(result: StepResult, *, presenter: bool, shown: bool = True) -> N
         with st.expander("The numbers", expanded=not presenter):
             for name, table in result.numbers.items():
                 st.caption(TABLE_NAMES[name])
-                st.dataframe(table, hide_index=True, placeholder="")
+                st.dataframe(table, hide_index=True, placeholder="", column_config=number_columns(table))
     if not asks_first(step, presenter=presenter):  # else asked beside the words
         st.markdown(f"#### Question for the class\n{step.question}")
     _words_used(step)

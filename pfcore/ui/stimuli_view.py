@@ -14,6 +14,7 @@ from pfcore.ui.downloads import chart, download_csv, file_stem, slug
 from pfcore.ui.errors import shown_errors
 from pfcore.ui.model import ModelChoice, scorer
 from pfcore.ui.progress import progress_callback
+from pfcore.ui.tables import number_columns
 from pfcore.ui.text import plain
 from pfcore.ui.uploads import upload_megabytes
 from pfcore.views.stimuli import (
@@ -83,7 +84,7 @@ def render_stimuli(choice: ModelChoice | None) -> None:
                 st.dataframe(named.rename(columns={"construction": "suite", "filter": "prediction"}), hide_index=True,
                              placeholder="")
             st.subheader("Regions")
-            st.dataframe(result.regions, hide_index=True, placeholder="")
+            st.dataframe(result.regions, hide_index=True, placeholder="", column_config=number_columns(result.regions))
             download_csv(result.regions, f"{name}_regions.csv", "Download the regions (CSV)")
         else:
             sentences = list(dict.fromkeys(result.words["sentence"]))
@@ -94,5 +95,5 @@ def render_stimuli(choice: ModelChoice | None) -> None:
                       f"{name}_words.html", key="stimuli_words_chart")
         what = "tokens" if result.source else "words"
         st.subheader(what.capitalize())
-        st.dataframe(result.words, hide_index=True, placeholder="")
+        st.dataframe(result.words, hide_index=True, placeholder="", column_config=number_columns(result.words))
         download_csv(result.words, f"{name}_{what}.csv", f"Download the {what} (CSV)")

@@ -163,6 +163,9 @@ def test_items_browse_filter_and_score_a_block(tiny_gpt2: Path, cache_dir: Path)
     assert len(rows) == 8 and rows["row"].str.startswith("much less").sum() == 4
     assert list(decisions["condition"]) == ["aligned1", "aligned2", "misaligned1", "misaligned2"]
     assert at.metric[0].value == f"{int(decisions['correct'].sum())} of 4"
+    printed = {c: v["type_config"]["format"] for c, v in json.loads(at.dataframe[1].proto.columns).items()
+               if "type_config" in v}
+    assert printed == {"logodds_bits": "%.4f", "logp_easier_bits": "%.4f", "logp_harder_bits": "%.4f"}  # -3.0000
     assert len(at.get("plotly_chart")) == 1
 
 

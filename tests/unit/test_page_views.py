@@ -2,6 +2,8 @@
 meaning results, the Models tables' column names and decimals."""
 from __future__ import annotations
 
+import pandas as pd
+
 from pfcore.store.published import labelled, read_bundle
 from pfcore.views.models import column_titles, value_format
 from pfcore.views.trajectories import missing_series_notes
@@ -30,3 +32,14 @@ def test_models_tables_print_the_papers_decimals() -> None:
     (percentages 1, Table 8's probabilities 3), and Table 9's counts print as they are."""
     assert [value_format(t) for t in ("Table 5", "Table 6", "Table 7", "Table 8", "Table 9")] == [
         "%.1f", "%.1f", "%.1f", "%.3f", None]
+
+
+def test_tables_print_bits_to_four_decimals_and_counts_with_separators() -> None:
+    """The Items page printed -2.986 beside -3.0025 in one column of bits (streamlit trims zeros), and
+    the Lesson's numbers 1400000000 parameters: bits print to 4 decimals, whole numbers localized."""
+    from pfcore.ui.tables import number_columns
+
+    table = pd.DataFrame({"row": ["a"], "logp_bits": [-2.986], "surprisal_bits_uncorrected": [1.5],
+                          "parameters": [1_400_000_000], "accuracy": [56.9], "correct": [True]})
+    assert {c: v["type_config"]["format"] for c, v in number_columns(table).items()} == {
+        "logp_bits": "%.4f", "surprisal_bits_uncorrected": "%.4f", "parameters": "localized"}
