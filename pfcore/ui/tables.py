@@ -7,7 +7,7 @@ import streamlit as st
 from pandas.api.types import is_bool_dtype, is_float_dtype, is_integer_dtype
 from streamlit.elements.lib.column_types import ColumnConfig
 
-BITS = "%.4f"  # a value in bits, to 4 decimals: a tenth of a millibit, far below any decision's margin
+BITS = "%.4f"  # a value in bits, to a tenth of a millibit (the data and the downloads keep every digit)
 
 
 def number_columns(table: pd.DataFrame) -> dict[str, ColumnConfig]:
