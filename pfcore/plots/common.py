@@ -25,16 +25,17 @@ def shown(text: object) -> str:
 TITLE_WIDTH = 56  # characters per title line: what a chart in an 800-pixel window shows uncut
 TITLE_LINE_PX = 22
 TITLE_PAD_PX = 20  # above the title: its text box (taller than its letters) stays inside the chart
-SUBTITLE_PX = 28  # room for a row of subplot titles under the title
+SUBTITLE_PX = 28  # room for a row of one-line subplot titles under the title
 
 
-def set_title(fig: go.Figure, title: str | None, *, subtitles: bool = False) -> None:
+def set_title(fig: go.Figure, title: str | None, *, subtitles: int = 0) -> None:
     """Give a figure its title (plain text: it may quote a visitor's sentence), wrapped into lines that
-    a narrow window shows whole, at the top with room under it for its lines (and a row of subplot
-    titles), so nothing is cut or overprinted."""
+    a narrow window shows whole, at the top with room under it for its lines and for a row of subplot
+    titles of `subtitles` lines (True: one), so nothing is cut or overprinted."""
     if not title:
         return
     lines = textwrap.wrap(title, TITLE_WIDTH, break_long_words=False, break_on_hyphens=False) or [title]
+    under = SUBTITLE_PX + TITLE_LINE_PX * (subtitles - 1) if subtitles else 0
     fig.update_layout(title={"text": "<br>".join(map(shown, lines)), "yref": "container", "y": 1.0, "yanchor": "top",
                              "pad": {"t": TITLE_PAD_PX}},
-                      margin={"t": 12 + TITLE_PAD_PX + TITLE_LINE_PX * len(lines) + (SUBTITLE_PX if subtitles else 0)})
+                      margin={"t": 12 + TITLE_PAD_PX + TITLE_LINE_PX * len(lines) + under})

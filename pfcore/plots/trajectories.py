@@ -14,7 +14,7 @@ from pfcore.analysis.fdcorr import FDCorrelation
 from pfcore.analysis.trajectories import FIGURE2, SMOOTHED, TOKENS, log_axis, readable_series
 from pfcore.errors import InputError
 from pfcore.names import construction_title
-from pfcore.plots.common import require_columns
+from pfcore.plots.common import require_columns, set_title
 from pfcore.plots.kit import PALETTE, finish, kind_dashes, model_colors
 
 CHANCE = 0.5
@@ -199,5 +199,6 @@ def fd_figure(results: Sequence[FDCorrelation], title: str | None = None) -> go.
     for annotation, r in zip(fig.layout.annotations, results):
         name = "<br>".join(textwrap.wrap(readable_series(r.y), PANEL_TITLE_WIDTH // len(results)))
         annotation.text = f"{name}<br>ρ = {r.spearman:.2f}, p = {r.spearman_p:.3f}, n = {r.n}"
-    fig.update_layout(height=460, margin={"t": 110}, title=title)
+    fig.update_layout(height=460, margin={"t": 110})
+    set_title(fig, title, subtitles=max(a.text.count("<br>") + 1 for a in fig.layout.annotations))
     return fig

@@ -22,7 +22,7 @@
       }
     }
     // two boxes apart (touching by a pixel allowed): the legend against the plotting areas and the title,
-    // points' names against colour scales, a y axis's tick labels against each other, the axis titles
+    // the title against the notes, points' names against colour scales, a y axis's tick labels against each other, the axis titles
     // against each other
     const apart = (a, b) => a.right <= b.left + 1 || b.right <= a.left + 1 || a.bottom <= b.top + 1 || b.bottom <= a.top + 1;
     const overlapping = rects => rects.filter(r => r.width).some((a, i, all) => all.slice(i + 1).some(b => !apart(a, b)));
@@ -37,6 +37,11 @@
       const h = heading && heading.getBoundingClientRect();
       if (h && h.width && !apart(g, h)) problems.push(`legend overlaps the title`);
     }
+    // the title against the notes (a panel's title is one: wrapped to three lines, they reached up into it)
+    const top = heading && heading.getBoundingClientRect();
+    const notes = [...gd.querySelectorAll('.annotation')].map(e => e.getBoundingClientRect()).filter(r => r.width);
+    const under = top && top.width ? notes.filter(n => !apart(top, n)) : [];
+    if (under.length) problems.push(`the title (bottom ${Math.round(top.bottom - box.top)}) overlaps a note (top ${Math.round(under[0].top - box.top)})`);
     // a point's name against the colour scales beside the plot (the name of the rightmost point ran into one)
     const names = [...gd.querySelectorAll('.textpoint text')].map(e => e.getBoundingClientRect()).filter(r => r.width);
     const scales = [...gd.querySelectorAll('.colorbar')].map(e => e.getBoundingClientRect()).filter(r => r.width);

@@ -1,9 +1,10 @@
 """Figures that fit (issue 37), asked of a real browser at 1280x720 (a common projector), 1366x768 and
 1920x1080: for every plotly chart of every page, from the chart's own data and layout, every point lies
-inside its axis ranges, the legend stays off the plotting areas, no text runs outside the chart, log axes
-label decades only; no text of a page runs off its box; no plotly warning in the console. (The Lesson's
-presenter view at 1280x720 is walked in test_browser.py.) Screenshots go to test-artifacts/
-(git-ignored); docs/screenshots are chosen from them."""
+inside its axis ranges, the legend stays off the plotting areas, the title off the notes (panel titles),
+points' names off the colour scales, no text runs outside the chart, log axes label decades only; no
+text of a page runs off its box; no plotly warning in the console. (The Lesson's presenter view at
+1280x720 is walked in test_browser.py.) Screenshots go to test-artifacts/ (git-ignored); docs/screenshots
+are chosen from them."""
 from __future__ import annotations
 
 from collections.abc import Iterator

@@ -71,7 +71,7 @@ def figure3() -> go.Figure:
     return construction_figure(pd.DataFrame(rows), "each construction")
 
 
-def fd(panels: int = 1) -> go.Figure:
+def fd(panels: int = 1, title: str | None = None) -> go.Figure:
     rng = np.random.default_rng(0)
     levels = np.cumsum(rng.random((4, 8)), axis=1)
     rows = pd.concat([pd.DataFrame({
@@ -79,7 +79,7 @@ def fd(panels: int = 1) -> go.Figure:
         "filter": "all", "metric": "accuracy", "value": levels[i], "source": "s"}, columns=list(RESULT_COLUMNS))
         for i, suite in enumerate(["semantic", "blimp", "ewok", "comps"])])
     ys = ("blimp", "ewok", "comps")[:panels]
-    return fd_figure([fd_correlation(rows, "m", "semantic:all", f"{y}:all") for y in ys])
+    return fd_figure([fd_correlation(rows, "m", "semantic:all", f"{y}:all") for y in ys], title)
 
 
 def models() -> pd.DataFrame:
@@ -239,6 +239,18 @@ def test_the_rightmost_name_has_room_inside_the_plot() -> None:
                                                           accuracy=[90.0, 60.0, 58.0]))
     assert list(hover.data[-1].text) == ["mid", ""]  # 'big' sits just under 'mid', named on hover
     assert hover.layout.xaxis.range[1] == pytest.approx(math.log10(1.25e10) + LABEL_ROOM[0])
+
+
+def test_figure4s_title_stands_above_its_panels_titles() -> None:
+    """At 1280x720 Figure 4's title printed over its panels' titles (wrapped to three lines): plotly
+    set it in the middle of the room above the panels. It is now at the chart's top, escaped like every
+    title, with room under it for its lines and the panels' (tests/browser/charts_fit.js measures it)."""
+    from pfcore.plots.common import TITLE_LINE_PX, TITLE_PAD_PX
+
+    fig = fd(3, "<b>org/model</b>: changes between checkpoints, z-scaled")
+    title, panels = fig.layout.title, max(a.text.count("<br>") + 1 for a in fig.layout.annotations)
+    assert (title.yref, title.yanchor) == ("container", "top") and title.text.startswith("&lt;b&gt;org/model")
+    assert panels == 3 and fig.layout.margin.t >= TITLE_PAD_PX + TITLE_LINE_PX * (title.text.count("<br>") + 1 + panels)
 
 
 def test_figure4_panel_titles_wrap_to_their_panel() -> None:
