@@ -53,6 +53,7 @@ from pfcore.store.results import load_results
 from pfcore.ui.downloads import chart, download_csv, download_json
 from pfcore.ui.errors import message_for
 from pfcore.ui.model import Models
+from pfcore.ui.tables import number_columns
 from pfcore.ui.text import plain, quoted
 
 BANNER = {CONSISTENT: st.success, AGAINST: st.warning, MIXED: st.info}  # one decision: a neutral box
@@ -407,9 +408,9 @@ def detail_section(shown: Mapping[str, ProbeSections], models: Models, *, key: s
           "probe_followups.html", key="probe_followups_chart")
     st.markdown("**Tokens the construction moves most** (change in bits, construction minus control; negative: "
                 "less surprising with the construction)")
-    st.dataframe(without_signed_zeros(stacked({label: d.moved_most for label, d in details.items()})),
-                 hide_index=True, placeholder=MISSING, column_config={
-                     "change_bits": st.column_config.NumberColumn("change (bits)", format=SIGNED)})
+    moved = without_signed_zeros(stacked({label: d.moved_most for label, d in details.items()}))
+    st.dataframe(moved, hide_index=True, placeholder=MISSING, column_config={
+        **number_columns(moved), "change_bits": st.column_config.NumberColumn("change (bits)", format=SIGNED)})
     with st.expander("The sentence and its control, scored alone"):
         chart(token_bars_figure(stacked({label: sentence_tokens(d) for label, d in details.items()}), "panel",
                                 facet="model", title=f"Per-token surprisal of {quoted(context)} ({models.named()})"),

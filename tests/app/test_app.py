@@ -87,6 +87,8 @@ def test_probe_gives_the_balanced_verdict_on_a_frame_sentence(tiny_gpt2: Path, c
     assert not {"rise_construction", "rise_and", "logprob"} & set(rises.columns)  # nats stay in the engine
     moved = frame_with(at, "change_bits")
     assert len(moved) == 5 and {"token", "change_bits"} <= set(moved.columns)
+    shown_as = json.loads(next(f for f in at.dataframe if "change_bits" in f.value.columns).proto.columns)
+    assert shown_as["surprisal_bits_control"]["type_config"]["format"] == "%.4f"  # 0.515 beside 1.0077 until now
     downloads = [b.proto.label for b in at.get("download_button")]
     assert {"Decisions (CSV)", "Verdict (JSON)", "Per-token surprisals (CSV)"} <= set(downloads)
 
