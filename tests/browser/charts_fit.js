@@ -22,8 +22,8 @@
       }
     }
     // two boxes apart (touching by a pixel allowed): the legend against the plotting areas and the title,
-    // the title against the notes, points' names against colour scales, a y axis's tick labels against each other, the axis titles
-    // against each other
+    // the title against the notes, points' names against colour scales, a y axis's tick labels against
+    // each other, the axis titles against each other
     const apart = (a, b) => a.right <= b.left + 1 || b.right <= a.left + 1 || a.bottom <= b.top + 1 || b.bottom <= a.top + 1;
     const overlapping = rects => rects.filter(r => r.width).some((a, i, all) => all.slice(i + 1).some(b => !apart(a, b)));
     const box = gd.getBoundingClientRect();
