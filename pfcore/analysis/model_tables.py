@@ -61,7 +61,7 @@ def _own_rows(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
     runs beside Tables 5 (PLL) and 6 (the rest), syntactic Avg_Test beside Table 7, Global Affinity
     beside Table 8."""
     suite = get_suite(TABLE_SUITES[table])
-    scale = 100.0 if suite.percent else 1.0
+    scale, digits = (100.0 if suite.percent else 1.0), value_digits(table)
     rows = []
     for record in runs:
         m = record.manifest
@@ -70,7 +70,6 @@ def _own_rows(table: str, runs: Sequence[RunRecord]) -> pd.DataFrame:
             continue
         values = (_affinity_on_paper_words(record) if suite.name == SuiteName.AFFINITY
                   else _headline(record, suite.paper_filter))
-        digits = value_digits(table)
         for construction, (value, low, high, n) in values.items():
             rows.append({"model": run_model(m.model), "construction": marked(published_name(construction)),
                          "value": round(scale * value, digits), "ci_low": round(scale * low, digits),

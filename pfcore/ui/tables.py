@@ -1,5 +1,6 @@
-"""How the numbers of a table print on the pages, the same in every table: streamlit trims trailing
-zeros (-2.986 stood beside -3.0025 in one column) and writes 1400000000 without separators."""
+"""How the numbers of a table print on the pages where a table sets no format of its own, alike in
+each: streamlit trims trailing zeros (-2.986 stood beside -3.0025 in one column) and writes 1400000000
+without separators."""
 from __future__ import annotations
 
 import pandas as pd
