@@ -55,15 +55,18 @@ def render_items(choice: ModelChoice | None) -> None:
                                      required=True, key="items_kind", persist_state="session") or SuiteName.SEMANTIC
         layout = LAYOUTS[suite]
         items = item_frame(suite)
-        c1, c2, c3, c4 = st.columns(4)
+        c1, c2 = st.columns(2)  # two filters a row: a narrower column cut its chosen options short
+        c3, c4 = st.columns(2)
         chosen = ItemFilter(
             constructions=tuple(c1.multiselect("Construction", sorted(items["construction"].unique()),
                                                format_func=construction_words,
-                                               key=f"items_cxn_{suite}", persist_state="session")),
-            scales=tuple(c2.multiselect("Scale", sorted(items["scale"].unique()), key=f"items_scale_{suite}")),
-            verbs=tuple(c3.multiselect("Verb", sorted(items["verb"].unique()), key=f"items_verb_{suite}")),
-            conditions=tuple(c4.multiselect(layout.condition,
-                                            sorted(items["condition"].unique()), key=f"items_cond_{suite}")),
+                                               key=f"items_cxn_{suite}", persist_state="session", wrap=True)),
+            scales=tuple(c2.multiselect("Scale", sorted(items["scale"].unique()), key=f"items_scale_{suite}",
+                                        wrap=True)),
+            verbs=tuple(c3.multiselect("Verb", sorted(items["verb"].unique()), key=f"items_verb_{suite}",
+                                       wrap=True)),
+            conditions=tuple(c4.multiselect(layout.condition, sorted(items["condition"].unique()),
+                                            key=f"items_cond_{suite}", wrap=True)),
             search=st.text_input("Search the text", key=f"items_search_{suite}",
                                  placeholder="e.g. rock, beautiful, couldn't"))
         rows = filter_items(items, chosen)

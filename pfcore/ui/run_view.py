@@ -50,14 +50,14 @@ def render_run_section(choice: ModelChoice | None, own_runs: Path | None) -> Non
     policy = deployment()
     with shown_errors():
         kind = choice.spec.kind if choice else ModelKind.CAUSAL
-        c1, c2, c3 = st.columns([2, 3, 1])
+        c1, c2, c3 = st.columns([3, 3, 1])
         suites = c1.multiselect("Suites", [s for s in suites_for(kind) if get_suite(s).paired_focus],
                                 default=[SuiteName.SEMANTIC], format_func=lambda s: get_suite(s).label,
-                                key="run_suites")
+                                key="run_suites", wrap=True)
         defined = constructions()
         constructions_picked = c2.multiselect(
             "Constructions", list(defined), default=[n for n, d in defined.items() if d.built_in],
-            key="run_constructions",
+            key="run_constructions", wrap=True,
             format_func=lambda n: defined[n].connective + ("" if defined[n].built_in else " (user-defined)"))
         every = policy.allows_paths and c3.checkbox("All blocks", key="run_all", help="every block of the suites")
         blocks = c3.number_input("Blocks per construction", min_value=1, max_value=policy.blocks_offered(None),

@@ -137,11 +137,11 @@ def render_curves(shown: Scope, opened: Query | None, link_notes: list[str]) -> 
         show_link(publish("trajectories", current(params)), link_notes)
         c1, c2 = st.columns([3, 2])
         picked = c1.multiselect("Series", available, default=defaults(list(FIGURE2), available),
-                                format_func=label, key=widget_key("series", model, source),
+                                format_func=label, key=widget_key("series", model, source), wrap=True,
                                 help="CONSTRUCTION:FILTER; pf_avg is the mean of the four constructions' "
                                      "semantic accuracy, syntax their syntactic accuracy")
         others = c2.multiselect("Side by side with", compare_choices(table, model, source),
-                                format_func=scope_label, key=widget_key("compare", model, source),
+                                format_func=scope_label, key=widget_key("compare", model, source), wrap=True,
                                 help="draw the same series of other models, or of your own runs")
         c1, c2 = st.columns([2, 3])
         x = c1.radio("x-axis", list(X_AXES), format_func=lambda a: X_AXES[a].capitalize(), horizontal=True,
@@ -217,7 +217,7 @@ def render_correlations(shown: Scope) -> None:
             x = c1.selectbox("Against", fd.against, index=fd.first, format_func=label,
                              key=widget_key("fd_x", model, source))
             ys = c2.multiselect("Series", available, default=defaults(FD_YS, available, besides=x),
-                                format_func=label, key=widget_key("fd_ys", model, source))
+                                format_func=label, key=widget_key("fd_ys", model, source), wrap=True)
             panels = fd_panels(rows, model, x, ys, zscale=zscale, drop_duplicates=drop)
             for problem in panels.problems:
                 st.warning(plain(problem))
