@@ -124,8 +124,6 @@ def render_items(choice: ModelChoice | None) -> None:
             title = layout.chart_title.format(group=labels[group_id], picked=picked[0])
             chart(token_bars_figure(tokens, layout.colour, facet="model", title=f"{title} ({models.named()})"),
                   "item_tokens.html", key="items_tokens_chart")
-        c1, c2 = st.columns(2)
-        with c1:
+        with st.container(horizontal=True):  # each button as wide as its words (half a row cut them at 800 px)
             download_csv(scored.rows, f"{suite}_{group_id}_scores.csv", "Download scores (CSV)")
-        with c2:
             download_csv(scored.tokens, f"{suite}_{group_id}_tokens.csv", "Download per-token surprisals (CSV)")

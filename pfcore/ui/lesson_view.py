@@ -131,15 +131,16 @@ def navigation(*, presenter: bool = False) -> str:
         back, forward, steps, toggle = st.columns([1.2, 1.2, 5, 2], vertical_alignment="center")
     else:
         steps = st.container()
-        back, forward, toggle = st.columns([1, 1, 3])
+        back = forward = toggle = st.container(horizontal=True, vertical_alignment="center")  # as wide as their words
     screen = steps.segmented_control("Step", SCREENS, format_func=_label, required=True, key=STEP_KEY,
                                      persist_state="session",
                                      label_visibility="collapsed" if presenter else "visible") or SCREENS[0]
     index = SCREENS.index(screen)
     back.button("Back", key="lesson_back", on_click=_move, args=(-1,), disabled=index == 0,
-                icon=":material/arrow_back:", width="stretch", shortcut="Left")
+                icon=":material/arrow_back:", width="stretch" if presenter else "content", shortcut="Left")
     forward.button("Next", key="lesson_next", on_click=_move, args=(1,), disabled=index == len(SCREENS) - 1,
-                   icon=":material/arrow_forward:", type="primary", width="stretch", shortcut="Right")
+                   icon=":material/arrow_forward:", type="primary", width="stretch" if presenter else "content",
+                   shortcut="Right")
     toggle.toggle("Presenter view", key=PRESENTER_KEY, persist_state="session",
                   help="for a projector: large type, wide charts, the sidebar folded away")
     if screen != GLOSSARY_STEP:

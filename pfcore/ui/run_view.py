@@ -50,17 +50,17 @@ def render_run_section(choice: ModelChoice | None, own_runs: Path | None) -> Non
     policy = deployment()
     with shown_errors():
         kind = choice.spec.kind if choice else ModelKind.CAUSAL
-        c1, c2, c3 = st.columns([3, 3, 1])
-        suites = c1.multiselect("Suites", [s for s in suites_for(kind) if get_suite(s).paired_focus],
+        suites = st.multiselect("Suites", [s for s in suites_for(kind) if get_suite(s).paired_focus],
                                 default=[SuiteName.SEMANTIC], format_func=lambda s: get_suite(s).label,
-                                key="run_suites", wrap=True)
+                                key="run_suites")  # a row of its own: a suite's name is long
         defined = constructions()
-        constructions_picked = c2.multiselect(
+        c1, c2 = st.columns([3, 1])
+        constructions_picked = c1.multiselect(
             "Constructions", list(defined), default=[n for n, d in defined.items() if d.built_in],
             key="run_constructions", wrap=True,
             format_func=lambda n: defined[n].connective + ("" if defined[n].built_in else " (user-defined)"))
-        every = policy.allows_paths and c3.checkbox("All blocks", key="run_all", help="every block of the suites")
-        blocks = c3.number_input("Blocks per construction", min_value=1, max_value=policy.blocks_offered(None),
+        every = policy.allows_paths and c2.checkbox("All blocks", key="run_all", help="every block of the suites")
+        blocks = c2.number_input("Blocks per construction", min_value=1, max_value=policy.blocks_offered(None),
                                  value=5, step=5, key="run_blocks", disabled=every,
                                  help="semantic blocks of 8, or syntactic base sentences")
         policy.check_blocks(None if every else int(blocks))
@@ -71,10 +71,10 @@ def render_run_section(choice: ModelChoice | None, own_runs: Path | None) -> Non
             st.caption(plan_caption(estimate_plan(choice.spec, configs, runs)))
         control = RunControl(PlanState(state.run_queue, state.run_finished))
         has_model = choice is not None
-        b1, b2, b3, _ = st.columns([1, 1, 1, 4])
-        start = b1.button("Run", type="primary", disabled=not control.can_run(has_model=has_model), key="run_start")
-        stop = b2.button("Stop", key="run_stop")
-        resume = b3.button("Resume", disabled=not control.can_resume(has_model=has_model), key="run_resume")
+        row = st.container(horizontal=True)  # each as wide as its word (a seventh of a row cut "Resume")
+        start = row.button("Run", type="primary", disabled=not control.can_run(has_model=has_model), key="run_start")
+        stop = row.button("Stop", key="run_stop")
+        resume = row.button("Resume", disabled=not control.can_resume(has_model=has_model), key="run_resume")
         with policy.run_slot() if start or resume else nullcontext():  # public mode: one run per server
             step = control.step(Press.of(run=start, stop=stop, resume=resume), configs=configs,
                                 spec=choice.spec if choice else None, duration=format_seconds,

@@ -135,13 +135,12 @@ def render_curves(shown: Scope, opened: Query | None, link_notes: list[str]) -> 
         if opened:
             link_notes += apply(params[1:], opened, ("model",))
         show_link(publish("trajectories", current(params)), link_notes)
-        c1, c2 = st.columns([3, 2])
-        picked = c1.multiselect("Series", available, default=defaults(list(FIGURE2), available),
-                                format_func=label, key=widget_key("series", model, source), wrap=True,
+        picked = st.multiselect("Series", available, default=defaults(list(FIGURE2), available),
+                                format_func=label, key=widget_key("series", model, source),
                                 help="CONSTRUCTION:FILTER; pf_avg is the mean of the four constructions' "
                                      "semantic accuracy, syntax their syntactic accuracy")
-        others = c2.multiselect("Side by side with", compare_choices(table, model, source),
-                                format_func=scope_label, key=widget_key("compare", model, source), wrap=True,
+        others = st.multiselect("Side by side with", compare_choices(table, model, source),
+                                format_func=scope_label, key=widget_key("compare", model, source),
                                 help="draw the same series of other models, or of your own runs")
         c1, c2 = st.columns([2, 3])
         x = c1.radio("x-axis", list(X_AXES), format_func=lambda a: X_AXES[a].capitalize(), horizontal=True,
@@ -213,11 +212,10 @@ def render_correlations(shown: Scope) -> None:
         drop = bool(fd.duplicates) and st.toggle("Leave out checkpoints whose weights repeat an earlier step's",
                                                  value=True, key="traj_drop_duplicates")
         with shown_errors():
-            c1, c2 = st.columns([1, 2])
-            x = c1.selectbox("Against", fd.against, index=fd.first, format_func=label,
+            x = st.selectbox("Against", fd.against, index=fd.first, format_func=label,
                              key=widget_key("fd_x", model, source))
-            ys = c2.multiselect("Series", available, default=defaults(FD_YS, available, besides=x),
-                                format_func=label, key=widget_key("fd_ys", model, source), wrap=True)
+            ys = st.multiselect("Series", available, default=defaults(FD_YS, available, besides=x),
+                                format_func=label, key=widget_key("fd_ys", model, source))
             panels = fd_panels(rows, model, x, ys, zscale=zscale, drop_duplicates=drop)
             for problem in panels.problems:
                 st.warning(plain(problem))
@@ -290,12 +288,12 @@ def render_add_results(has_models: bool) -> None:
                                key="traj_import_folder", placeholder="path/to/Meaning_Alone/outputs_summary")
         replace = st.checkbox("Replace my earlier import of this folder", key="traj_replace",
                               help="only that folder's earlier rows; the bundled results and your runs stay")
-        c1, c2 = st.columns(2)
-        if c1.button("Import published results", type="primary", key="traj_import"):
+        row = st.container(horizontal=True)  # each button as wide as its words (half a row cut one at 800 px)
+        if row.button("Import published results", type="primary", key="traj_import"):
             with shown_errors(), st.spinner("Importing..."):
                 state["traj_message"] = import_folder(folder, replace=replace)
                 st.rerun()
-        if c2.button("Fetch from the paper's repository", key="traj_fetch",
+        if row.button("Fetch from the paper's repository", key="traj_fetch",
                      help="downloads the summaries from github.com (needs network), then imports them"):
             with shown_errors(), st.spinner("Downloading from github.com..."):
                 state["traj_message"] = fetch_and_import(replace=replace)

@@ -109,6 +109,9 @@ def assert_server_quiet(app: LiveApp) -> None:
 # (points outside the axes, the legend over a plot or the title, a y axis's tick labels or the axis titles
 # on each other, a note not drawn, text outside the chart, log labels).
 CHECK_CHARTS = (Path(__file__).parent / "charts_fit.js").read_text()
+# The texts of the page a visitor cannot read whole: a word wider than its box, an ellipsis, a chosen option
+# out of its multiselect's box.
+CUT_TEXT = (Path(__file__).parent / "cut_text.js").read_text()
 
 # Every chart drawn so far laid out at the window's width (a chart in a closed tab or expander has no
 # width: it is laid out when opened), and at least n of them.
@@ -274,16 +277,19 @@ CUT_TITLES = """[...document.querySelectorAll('.js-plotly-plot')].flatMap(plot =
 
 
 def test_pages_fit_an_800_pixel_window(tour_app: LiveApp, tour_browser: BrowserContext, artifacts: Path) -> None:
-    """At 800 px nothing runs off the side (labels and buttons were cut)."""
+    """At 800 px nothing runs off the side and no text is cut (labels and buttons were: until 2026-12-05 the
+    Run page's Resume and "Blocks per construction", the Lesson's Back and Next, a chosen suite, the Items
+    page's download of per-token surprisals and Trajectories' Fetch)."""
     page = tour_browser.new_page()
     page.set_viewport_size({"width": 800, "height": 1000})
-    for name in ("Probe", "Items", "Run", "Trajectories"):
+    for name in ("Probe", "Items", "Run", "Trajectories", "Lesson"):
         page.goto(f"{tour_app.url}/{name}")
         settle(page)
         assert_no_exception(page)
         overflow = page.evaluate("document.querySelector('[data-testid=\"stMainBlockContainer\"]').scrollWidth"
                                  " - document.querySelector('[data-testid=\"stMainBlockContainer\"]').clientWidth")
         assert overflow <= 1, f"{name}: {overflow} px run off the side at 800 px"
+        assert page.evaluate(CUT_TEXT) == [], name
         if name == "Probe":
             expect(page.locator(".js-plotly-plot .gtitle").first).to_be_visible(timeout=WAIT_MS)
             cut = page.evaluate(CUT_TITLES)
