@@ -53,7 +53,7 @@ from pfcore.store.results import load_results
 from pfcore.ui.downloads import chart, download_csv, download_json
 from pfcore.ui.errors import message_for
 from pfcore.ui.model import Models
-from pfcore.ui.tables import number_columns
+from pfcore.ui.tables import BITS, number_columns
 from pfcore.ui.text import plain, quoted
 
 BANNER = {CONSISTENT: st.success, AGAINST: st.warning, MIXED: st.info}  # one decision: a neutral box
@@ -301,8 +301,8 @@ def words_section(probe: Probe, models: Models, *, corrected: bool) -> None:
           "probe_words.html", key="probe_words_chart")
     st.dataframe(words, hide_index=True, placeholder=MISSING, column_config={
         "surprisal_construction_bits": st.column_config.NumberColumn(f"with '{probe.connective}' (bits)",
-                                                                     format="%.2f"),
-        "surprisal_or_bits": st.column_config.NumberColumn("with 'or' (bits)", format="%.2f"),
+                                                                     format=BITS),
+        "surprisal_or_bits": st.column_config.NumberColumn("with 'or' (bits)", format=BITS),
         "difference_bits": st.column_config.NumberColumn("difference (bits)", format=SIGNED)})
     download_csv(words, "probe_words.csv", "Words (CSV)")
 
@@ -398,7 +398,8 @@ def detail_section(shown: Mapping[str, ProbeSections], models: Models, *, key: s
     details = {label: s.detail for label, s in shown.items() if s.detail is not None}
     if not details:
         return
-    context = next(iter(details.values())).probe.text
+    probe = next(iter(details.values())).probe
+    context = probe.text
     condition = str(picked).split(":", 1)[0]
     st.caption("Surprisal of each token in bits (one y-axis for all panels); red: the tokens whose surprisal "
                "the construction changes most against the control.")
@@ -409,8 +410,12 @@ def detail_section(shown: Mapping[str, ProbeSections], models: Models, *, key: s
     st.markdown("**Tokens the construction moves most** (change in bits, construction minus control; negative: "
                 "less surprising with the construction)")
     moved = without_signed_zeros(stacked({label: d.moved_most for label, d in details.items()}))
-    st.dataframe(moved, hide_index=True, placeholder=MISSING, column_config={
-        **number_columns(moved), "change_bits": st.column_config.NumberColumn("change (bits)", format=SIGNED)})
+    st.dataframe(moved, hide_index=True, placeholder=MISSING, column_config={  # its surprisals named as the words'
+        **number_columns(moved),
+        "surprisal_bits_construction": st.column_config.NumberColumn(f"with '{probe.connective}' (bits)",
+                                                                     format=BITS),
+        "surprisal_bits_control": st.column_config.NumberColumn("with 'or' (bits)", format=BITS),
+        "change_bits": st.column_config.NumberColumn("change (bits)", format=SIGNED)})
     with st.expander("The sentence and its control, scored alone"):
         chart(token_bars_figure(stacked({label: sentence_tokens(d) for label, d in details.items()}), "panel",
                                 facet="model", title=f"Per-token surprisal of {quoted(context)} ({models.named()})"),

@@ -89,6 +89,11 @@ def test_probe_gives_the_balanced_verdict_on_a_frame_sentence(tiny_gpt2: Path, c
     assert len(moved) == 5 and {"token", "change_bits"} <= set(moved.columns)
     shown_as = json.loads(next(f for f in at.dataframe if "change_bits" in f.value.columns).proto.columns)
     assert shown_as["surprisal_bits_control"]["type_config"]["format"] == "%.4f"  # 0.515 beside 1.0077 until now
+    assert (shown_as["surprisal_bits_construction"]["label"], shown_as["surprisal_bits_control"]["label"]) == (
+        "with 'let alone' (bits)", "with 'or' (bits)")  # as the words table names them (raw names until 2026-12-05)
+    words = json.loads(next(f for f in at.dataframe if "surprisal_or_bits" in f.value.columns).proto.columns)
+    assert {words[c]["type_config"]["format"] for c in ("surprisal_construction_bits", "surprisal_or_bits")} == {
+        "%.4f"}  # the page's bits alike (2 decimals here, 4 in the table of tokens, until 2026-12-05)
     downloads = [b.proto.label for b in at.get("download_button")]
     assert {"Decisions (CSV)", "Verdict (JSON)", "Per-token surprisals (CSV)"} <= set(downloads)
 
