@@ -34,12 +34,17 @@ def test_models_tables_print_the_papers_decimals() -> None:
         "%.1f", "%.1f", "%.1f", "%.3f", None]
 
 
-def test_tables_print_bits_to_four_decimals_and_counts_with_separators() -> None:
-    """The Items page printed -2.986 beside -3.0025 in one column of bits (streamlit trims zeros), and
-    the Lesson's numbers 1400000000 parameters: bits print to 4 decimals, whole numbers localized."""
+def test_tables_print_each_column_to_one_number_of_decimals() -> None:
+    """The Items page printed -2.986 beside -3.0025 in one column of bits (streamlit trims zeros), the
+    Lesson's numbers 1400000000 parameters, 71.275 beside 52 in its accuracies (percent), and 2097152
+    tokens seen and 0.5062746 in its curves: bits print to 4 decimals, percentages to 2, whole numbers
+    (held as integers or as floats) localized, other fractions to 4."""
     from pfcore.ui.tables import number_columns
 
-    table = pd.DataFrame({"row": ["a"], "logp_bits": [-2.986], "surprisal_bits_uncorrected": [1.5],
-                          "parameters": [1_400_000_000], "accuracy": [56.9], "correct": [True]})
+    table = pd.DataFrame({"row": ["a", "b"], "logp_bits": [-2.986, 0.0], "surprisal_bits_uncorrected": [1.5, 2.0],
+                          "parameters": [1_400_000_000, 70_000_000], "accuracy": [71.275, 52.0],
+                          "probability_percent": [float("nan"), 29.6], "tokens_seen": [2097152.0, float("nan")],
+                          "value": [0.5062746, 0.5], "correct": [True, False]})
     assert {c: v["type_config"]["format"] for c, v in number_columns(table).items()} == {
-        "logp_bits": "%.4f", "surprisal_bits_uncorrected": "%.4f", "parameters": "localized"}
+        "logp_bits": "%.4f", "surprisal_bits_uncorrected": "%.4f", "parameters": "localized",
+        "accuracy": "%.2f", "probability_percent": "%.2f", "tokens_seen": "localized", "value": "%.4f"}
