@@ -382,10 +382,8 @@ def verdicts_section(request: ProbeRequest, models: Models, shown: Mapping[str, 
     if "suite_accuracy" not in decisions.columns and probe.fits_frame:
         st.markdown("No suite run of these models yet: [run the semantic suite](/Run) on one to read these "
                     "decisions against its accuracy for each condition.")
-    d1, d2 = st.columns(2)
-    with d1:
+    with st.container(horizontal=True):  # each button as wide as its words
         download_csv(decisions, "probe_decisions.csv", "Decisions (CSV)")
-    with d2:
         objects = [s.verdict.as_json(label) for label, s in shown.items() if s.verdict is not None]
         download_json(envelope(objects), "probe.json", "Verdict (JSON)")
 

@@ -120,15 +120,11 @@ def render_results(own_runs: Path | None, link_notes: list[str]) -> None:
               f"{m.run_id}_accuracy.html", key="run_chart")
         st.dataframe(shown, hide_index=True, column_config={
             c: st.column_config.NumberColumn(format="%.3f") for c in ("accuracy", "ci_low", "ci_high")}, placeholder="")
-        d1, d2, d3, d4 = st.columns(4)
-        with d1:
+        with st.container(horizontal=True):  # each button as wide as its words
             download_csv(summary, f"{m.run_id}_summary.csv", "Summary (CSV)")
-        if "rows" in record.tables:
-            with d2:
+            if "rows" in record.tables:
                 download_csv(record.tables["rows"], f"{m.run_id}_rows.csv", "Per-item scores (CSV)")
-        if not policy.allows_paths:  # the manifest and the JSON summary name folders of the server
-            st.stop()
-        with d3:
+            if not policy.allows_paths:  # the manifest and the JSON summary name folders of the server
+                st.stop()
             download_json(m.to_json(), f"{m.run_id}_manifest.json", "Manifest (JSON)")
-        with d4:
             download_json(summary_json(record), f"{m.run_id}_summary.json", "Summary (JSON)")

@@ -43,9 +43,9 @@ def render_sweep_section() -> None:
         jobs = plan_jobs(plan)
         st.caption(plan_caption(plan, jobs))
         st.dataframe(jobs_table(jobs), hide_index=True, placeholder="")
-        b1, b2, _ = st.columns([1, 1, 4])
-        start = b1.button("Start (local Ray)", type="primary", key="sweep_start")
-        stop = b2.button("Stop", key="sweep_stop")
+        row = st.container(horizontal=True)  # each button as wide as its words
+        start = row.button("Start (local Ray)", type="primary", key="sweep_start")
+        stop = row.button("Stop", key="sweep_stop")
         _status(stop, start)
         if start:
             st.session_state.sweep_running = plan.name
