@@ -6,7 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from pfcore.names import construction_title
-from pfcore.plots.common import require_columns, shown
+from pfcore.plots.common import require_columns, set_title, shown
 from pfcore.plots.kit import LABEL_ROOM, finish, human, spread_labels
 
 SYMBOLS = {"CausalLM": "circle", "MLM": "diamond"}
@@ -68,8 +68,9 @@ def accuracy_bars_figure(accuracy: pd.DataFrame, chance: float | None = 0.5, tit
     if chance is not None:  # labelled right of the plot, where no bar covers it
         fig.add_hline(y=chance, line_dash="dash", line_color="grey", annotation_text="chance",
                       annotation_position="right")
-    fig.update_layout(barmode="group", title=shown(title) if title else None, hoverlabel={"namelength": -1},
+    fig.update_layout(barmode="group", hoverlabel={"namelength": -1},
                       yaxis={"title": {"text": "Accuracy (95% interval)"}, "range": [0, 1]})
+    set_title(fig, title)
     return finish(fig, legend_title="Filter")
 
 

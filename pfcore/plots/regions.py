@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from pfcore.plots.common import require_columns, shown
+from pfcore.plots.common import require_columns, set_title, shown
 from pfcore.plots.kit import finish
 
 COLUMNS = ("condition_name", "region_number", "region_name", "surprisal_bits", "ci_low", "ci_high")
@@ -42,7 +42,8 @@ def region_bars_figure(by_condition: pd.DataFrame, title: str | None = None) -> 
             error_y={"type": "data", "symmetric": False, "array": part["ci_high"] - part["surprisal_bits"],
                      "arrayminus": part["surprisal_bits"] - part["ci_low"]},
             hovertemplate="%{x}<br>%{y:.2f} bits<extra>" + shown(condition) + "</extra>"))
-    fig.update_layout(title=title, barmode="group",
+    set_title(fig, title)
+    fig.update_layout(barmode="group",
                       xaxis={"title": {"text": "Region"}},
                       yaxis={"title": {"text": "Surprisal (bits), mean over items, 95% interval"}})
     if left_out:

@@ -98,7 +98,8 @@ def _trajectory(curves: pd.DataFrame, title: str | None = None, *, log_x: bool =
         fig.add_hline(y=chance, line_dash="dash", line_color="grey", annotation_text="chance",
                       annotation_position="right")
     _step_axis(fig, log_x, title="Tokens seen" if x == TOKENS else "Training step")
-    return fig.update_layout(title=title, hoverlabel={"namelength": -1})
+    set_title(fig, title)
+    return fig.update_layout(hoverlabel={"namelength": -1})
 
 
 def construction_panels_figure(curves: pd.DataFrame, *, log_x: bool = True,
@@ -186,8 +187,10 @@ def curves_figure(data: pd.DataFrame, title: str, x: str = "step") -> go.Figure:
 
 def construction_figure(data: pd.DataFrame, title: str | None = None) -> go.Figure:
     """Figure 3: a panel per construction, a line per filter."""
-    return construction_panels_figure(data, log_x=log_axis(data["step"])).update_layout(
-        height=660, title=title, margin={"t": 90}, hovermode="x unified")
+    fig = construction_panels_figure(data, log_x=log_axis(data["step"])).update_layout(
+        height=660, margin={"t": 90}, hovermode="x unified")  # room for the panels' titles without a title
+    set_title(fig, title, subtitles=True)
+    return fig
 
 
 def fd_figure(results: Sequence[FDCorrelation], title: str | None = None) -> go.Figure:

@@ -3,7 +3,9 @@ at decades only, legends outside the plotting area, one colour per model, readab
 each figure builder from the figure's own data."""
 from __future__ import annotations
 
+import html
 import math
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -15,6 +17,7 @@ from pfcore.items.schema import PF_CONSTRUCTIONS
 from pfcore.plots.accuracy import accuracy_bars_figure, accuracy_vs_parameters_figure
 from pfcore.plots.kit import decade_ticks, fit_axes, human, kind_dashes, model_colors
 from pfcore.plots.lesson import models_figure, training_figure
+from pfcore.plots.regions import region_bars_figure
 from pfcore.plots.trajectories import construction_figure, curves_figure, fd_figure, trajectory_figure
 from pfcore.plots.words import checkpoint_figure, word_curves_figure
 from pfcore.store.result_rows import RESULT_COLUMNS
@@ -257,3 +260,30 @@ def test_figure4_panel_titles_wrap_to_their_panel() -> None:
     """Issue 37: a long series name in a Figure 4 panel title ran off the chart."""
     titles = [a.text for a in fd(3).layout.annotations if "ρ" in a.text]
     assert len(titles) == 3 and all(max(len(line) for line in t.split("<br>")[:-1]) <= 24 for t in titles)
+
+
+VISITOR_TITLE = "<b>my/model</b> <a href='https://example.org'>x</a>: " + "a long title " * 6
+
+
+@pytest.mark.parametrize("build", [
+    lambda t: accuracy_bars_figure(pd.DataFrame({"construction": ["letalone"], "filter": ["aligned"],
+                                                 "accuracy": [0.9], "ci_low": [0.8], "ci_high": [0.95]}), title=t),
+    lambda t: region_bars_figure(pd.DataFrame({"condition_name": ["a"], "region_number": [2], "region_name": ["verb"],
+                                               "surprisal_bits": [3.0], "ci_low": [2.0], "ci_high": [4.0]}), t),
+    lambda t: curves_figure(pythia_curves(["pf_avg:aligned"]), t),
+    lambda t: trajectory_figure(pythia_curves(["blimp:all"]), t),
+    lambda t: construction_figure(pd.DataFrame([{"construction": c, "filter": "plausible", "step": s, "value": 0.5}
+                                                for c in PF_CONSTRUCTIONS for s in STEPS]), t),
+], ids=["Run's accuracy bars", "Stimuli's regions", "Figure 2", "a trajectory", "Figure 3"])
+def test_every_title_is_plain_text_in_lines_a_narrow_window_shows(build: Callable[[str], go.Figure]) -> None:
+    """The Run page's accuracy bars, the Stimuli regions and Figures 2 and 3 set their titles apart from
+    the kit: one line that an 800-pixel window cut ("...smollm2-135m-instruct-q4_1, 96 it"), and, but for
+    the accuracy bars, a model's name or a visitor's file as markup. Now every title goes through the
+    kit's `set_title`: escaped, wrapped, at the top with room under it."""
+    from pfcore.plots.common import TITLE_WIDTH
+
+    title = build(VISITOR_TITLE).layout.title
+    lines = title.text.split("<br>")
+    assert title.text.startswith("&lt;b&gt;my/model&lt;/b&gt; &lt;a href=") and "<a" not in title.text
+    assert len(lines) > 1 and all(len(html.unescape(line)) <= TITLE_WIDTH for line in lines), lines
+    assert (title.yref, title.yanchor) == ("container", "top")
