@@ -277,9 +277,9 @@ VISITOR_TITLE = "<b>my/model</b> <a href='https://example.org'>x</a>: " + "a lon
 ], ids=["Run's accuracy bars", "Stimuli's regions", "Figure 2", "a trajectory", "Figure 3"])
 def test_every_title_is_plain_text_in_lines_a_narrow_window_shows(build: Callable[[str], go.Figure]) -> None:
     """The Run page's accuracy bars, the Stimuli regions and Figures 2 and 3 set their titles apart from
-    the kit: one line that an 800-pixel window cut ("...smollm2-135m-instruct-q4_1, 96 it"), and, but for
-    the accuracy bars, a model's name or a visitor's file as markup. Now every title goes through the
-    kit's `set_title`: escaped, wrapped, at the top with room under it."""
+    the kit: one line that ran past the chart in an 800-pixel window ("...smollm2-135m-instruct-q4_1, 96
+    items"), and, but for the accuracy bars, a model's name as markup (a link in a title). Now every title
+    goes through the kit's `set_title`: escaped, wrapped, at the top with room under it."""
     from pfcore.plots.common import TITLE_WIDTH
 
     title = build(VISITOR_TITLE).layout.title
