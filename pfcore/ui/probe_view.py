@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
+from streamlit.elements.lib.column_types import ColumnConfig
 
 from pfcore.analysis.base_rates import base_rates, describe_base_rates
 from pfcore.deployment import PUBLIC_NOTE, deployment
@@ -273,6 +274,13 @@ def _show_checkpoints(table: pd.DataFrame, points: Sequence[Checkpoint], request
 
 # ----- the sentence word by word -----
 
+def surprisal_columns(connective: str, construction: str, control: str) -> dict[str, ColumnConfig]:
+    """A table's two surprisal columns, with the construction and with 'or', named alike in every table
+    of the page (the table of tokens moved most showed its raw column names)."""
+    return {construction: st.column_config.NumberColumn(f"with '{connective}' (bits)", format=BITS),
+            control: st.column_config.NumberColumn("with 'or' (bits)", format=BITS)}
+
+
 def words_section(probe: Probe, models: Models, *, corrected: bool) -> None:
     """The sentence word by word (or token by token) with the construction against "or", scored
     first and alone, so that it shows before the rest."""
@@ -300,9 +308,7 @@ def words_section(probe: Probe, models: Models, *, corrected: bool) -> None:
     chart(word_curves_figure(words, probe.connective, title=f"{quoted(probe.text)}, word by word ({models.named()})"),
           "probe_words.html", key="probe_words_chart")
     st.dataframe(words, hide_index=True, placeholder=MISSING, column_config={
-        "surprisal_construction_bits": st.column_config.NumberColumn(f"with '{probe.connective}' (bits)",
-                                                                     format=BITS),
-        "surprisal_or_bits": st.column_config.NumberColumn("with 'or' (bits)", format=BITS),
+        **surprisal_columns(probe.connective, "surprisal_construction_bits", "surprisal_or_bits"),
         "difference_bits": st.column_config.NumberColumn("difference (bits)", format=SIGNED)})
     download_csv(words, "probe_words.csv", "Words (CSV)")
 
@@ -408,11 +414,9 @@ def detail_section(shown: Mapping[str, ProbeSections], models: Models, *, key: s
     st.markdown("**Tokens the construction moves most** (change in bits, construction minus control; negative: "
                 "less surprising with the construction)")
     moved = without_signed_zeros(stacked({label: d.moved_most for label, d in details.items()}))
-    st.dataframe(moved, hide_index=True, placeholder=MISSING, column_config={  # its surprisals named as the words'
-        **number_columns(moved),
-        "surprisal_bits_construction": st.column_config.NumberColumn(f"with '{probe.connective}' (bits)",
-                                                                     format=BITS),
-        "surprisal_bits_control": st.column_config.NumberColumn("with 'or' (bits)", format=BITS),
+    st.dataframe(moved, hide_index=True, placeholder=MISSING, column_config={
+        **number_columns(moved), **surprisal_columns(probe.connective, "surprisal_bits_construction",
+                                                     "surprisal_bits_control"),
         "change_bits": st.column_config.NumberColumn("change (bits)", format=SIGNED)})
     with st.expander("The sentence and its control, scored alone"):
         chart(token_bars_figure(stacked({label: sentence_tokens(d) for label, d in details.items()}), "panel",
