@@ -35,6 +35,7 @@ REPO_CACHE = REPO / "cache"
 REFERENCE_VAR = "PFCORE_REFERENCE_DATA"
 DEFAULT_REFERENCE = REPO.parent / "shared" / "data"
 PAPER_VAR = "PFCORE_PAPER"
+RAY_GROUP = "ray"  # the xdist group of the tests that use Ray
 MISSING_DATA = "reference data missing"  # how every skip for absent reference data begins (counted at the end)
 # Made-up minimal pairs in BLiMP's format (not BLiMP items): paradigm -> (good, bad) pairs.
 TOY_BLIMP = {
@@ -143,20 +144,62 @@ def sweep_faults(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("faults")
 
 
-@pytest.fixture(scope="session")
-def ray_instance(sweep_faults: Path) -> Iterator[Any]:
-    """One real local Ray instance for the session's Ray tests (their xdist group keeps them on one
-    worker): 2 CPUs, no dashboard, workers armed by tests.ray_faults.arm_worker. A sweep finds it
-    started and uses it, as a sweep in a process that has Ray already does. (One instance per module
-    until 2026-12-05: each start of Ray and its first workers, and each stop, took some 8 s.)"""
-    ray = pytest.importorskip("ray")
-    from tests.ray_faults import FAULTS
+class LocalRay:
+    """The session's one real local Ray instance: 2 CPUs, no dashboard, workers armed by
+    tests.ray_faults.arm_worker. Started by the first test that asks for it, stopped after the last of a
+    run of such tests (their xdist group keeps them together on one worker): an idle instance took 4% of a
+    core for the rest of the run. A sweep finds it started and uses it, as a sweep in a process that has
+    Ray already does. (One instance per module until 2026-12-05: each start and stop took some 8 s.)"""
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             runtime_env={"worker_process_setup_hook": "tests.ray_faults.arm_worker",
-                          "env_vars": {"PYTHONPATH": str(REPO), FAULTS: str(sweep_faults)}})
+    def __init__(self, ray: Any, faults: Path) -> None:
+        self.ray, self.faults = ray, faults
+
+    def up(self) -> Any:
+        """Ray, started if it is not."""
+        from tests.ray_faults import FAULTS
+
+        if not self.ray.is_initialized():
+            self.ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+                          runtime_env={"worker_process_setup_hook": "tests.ray_faults.arm_worker",
+                                       "env_vars": {"PYTHONPATH": str(REPO), FAULTS: str(self.faults)}})
+        return self.ray
+
+    def down(self) -> None:
+        """Ray stopped, if it runs."""
+        if self.ray.is_initialized():
+            self.ray.shutdown()
+
+
+LOCAL_RAY = pytest.StashKey[LocalRay]()
+
+
+@pytest.fixture(scope="session")
+def local_ray(sweep_faults: Path, request: pytest.FixtureRequest) -> Iterator[LocalRay]:
+    """The session's LocalRay, stopped at the session's end at the latest."""
+    ray = request.session.stash[LOCAL_RAY] = LocalRay(pytest.importorskip("ray"), sweep_faults)
     yield ray
-    ray.shutdown()
+    ray.down()
+
+
+@pytest.fixture
+def ray_instance(local_ray: LocalRay) -> Any:
+    """Ray, started for the test (see LocalRay)."""
+    return local_ray.up()
+
+
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """After the last test of a run of the Ray group's tests, the session's Ray is stopped (a later
+    test that asks for it starts it again)."""
+    if in_ray_group(item) and not (nextitem and in_ray_group(nextitem)):
+        ray = item.session.stash.get(LOCAL_RAY, None)
+        if ray is not None:
+            ray.down()
+
+
+def in_ray_group(item: pytest.Item) -> bool:
+    """Whether the test is in the xdist group of the tests that use Ray (one local Ray at a time)."""
+    group = item.get_closest_marker("xdist_group")
+    return group is not None and group.args[:1] == (RAY_GROUP,)
 
 
 @pytest.fixture(scope="session")
