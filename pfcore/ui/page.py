@@ -17,18 +17,16 @@ APP_TITLE = "Paired-Focus explorer"
 
 @dataclass(frozen=True)
 class PageInfo:
-    """One page of the app: its file, its name in the navigation, its icon, what it is for, and whether it
-    may run while another thread is importing torch (it touches neither torch nor scipy: Home alone)."""
+    """One page of the app: its file, its name in the navigation, its icon, what it is for."""
 
     path: str
     title: str
     icon: str
     what: str
-    beside_torch_import: bool = False
 
 
 PAGES = (
-    PageInfo("pages/0_Home.py", "Home", ":material/home:", "what the tool is for.", beside_torch_import=True),
+    PageInfo("pages/0_Home.py", "Home", ":material/home:", "what the tool is for."),
     PageInfo("pages/1_Probe.py", "Probe", ":material/biotech:",
              "type one sentence: does the construction, against the control *or*, move the model "
              "toward what it entails? The verdict comes from all its decisions."),
@@ -46,15 +44,6 @@ PAGES = (
              "a guided lesson a class can follow live: eight steps from what a model expects next to what the "
              "paper found, with a presenter view, a handout and a glossary."),
 )
-
-
-def ready_to_run(title: str) -> None:
-    """Before the page of this title runs, unless it may run beside torch's import: wait until torch is
-    wholly imported, importing it here if no thread has begun to (Python's import lock makes this thread
-    wait for one that has). scipy looks `torch.Tensor` up in sys.modules; a page that imported it while
-    the server's warm-up was importing torch failed ("partially initialized module 'torch'")."""
-    if not next(page for page in PAGES if page.title == title).beside_torch_import:
-        import torch  # noqa: F401 - for its side effect: a whole torch in sys.modules
 
 
 def start_page(title: str, intro: str, *, terms: Sequence[str] = (), wait_for_model: bool = True

@@ -242,7 +242,7 @@ def test_the_device_choice_does_not_import_torch() -> None:
 def test_the_home_page_is_usable_while_the_server_loads_the_model(tiny_gpt2: Path, cache_dir: Path) -> None:
     """The warm-up is loading the model (held at its start): Home draws everything, says the model is
     loading and reaches its wait (the signal that lets the warm-up begin) without importing torch,
-    transformers, pandas or scipy; when the load ends, it is drawn again, ready."""
+    transformers or pandas; when the load ends, it is drawn again, ready."""
     found = run_python(f"""
         import json, sys, threading
         from streamlit.testing.v1 import AppTest
@@ -262,7 +262,7 @@ def test_the_home_page_is_usable_while_the_server_loads_the_model(tiny_gpt2: Pat
         def reached_the_wait():
             if not release.is_set():  # the first run, while the model loads (not the run after it)
                 seen.update(torch="torch" in sys.modules, transformers="transformers" in sys.modules,
-                            pandas="pandas" in sys.modules, scipy="scipy" in sys.modules,
+                            pandas="pandas" in sys.modules,
                             loading=ui_model.model_loading())
                 release.set()
             wait_for_model()
@@ -276,7 +276,6 @@ def test_the_home_page_is_usable_while_the_server_loads_the_model(tiny_gpt2: Pat
                     first_page=ui_model.FIRST_PAGE.is_set())
         print(json.dumps(seen))""")
     assert found["loading"] and not found["torch"] and not found["transformers"] and not found["pandas"]
-    assert not found["scipy"]  # so Home may run while the warm-up imports torch (`ready_to_run`)
     assert not found["exception"] and found["links"] == len(PAGES) - 1 and not found["warnings"]
     assert found["first_page"]  # the server's warm-up may begin
     assert any("(causal) ready" in s and "loaded in" in s for s in found["ready"])
@@ -384,51 +383,3 @@ def test_the_sidebar_says_the_conversion_in_the_load_time(slow_gguf: Path) -> No
     assert ready and "converting the GGUF file once)" in ready[0]
     seconds = float(ready[0].split("loaded in ")[1].split(" s")[0])
     assert seconds >= SLOW_CONVERSION_S
-
-
-def test_a_page_opened_while_torch_is_half_imported_waits_for_it(tiny_gpt2: Path, cache_dir: Path) -> None:
-    """A page run while another thread (the server's warm-up) is inside torch's import: scipy, which the
-    Trajectories page imports, looks `torch.Tensor` up in sys.modules and found a half-imported torch
-    ("partially initialized module 'torch' has no attribute 'Tensor'": the Lesson as a busy server's first
-    visit, 2026-12-06). The page must wait for the import to end. Torch's import is held early (running
-    `torch.torch_version`, before `Tensor` exists) and let go 2 s after the page starts."""
-    found = run_python(f"""
-        import importlib.abc, importlib.machinery, json, sys, threading
-        from streamlit.testing.v1 import AppTest
-
-        hold, inside = threading.Event(), threading.Event()
-
-        class HeldLoader(importlib.abc.Loader):
-            def __init__(self, real):
-                self.real = real
-
-            def create_module(self, spec):
-                return None
-
-            def exec_module(self, module):  # runs under that module's own lock, not the global one
-                inside.set()
-                hold.wait(60)
-                self.real.exec_module(module)
-
-        class HoldTorch(importlib.abc.MetaPathFinder):
-            def find_spec(self, name, path, target=None):
-                if name != "torch.torch_version":
-                    return None
-                spec = importlib.machinery.PathFinder.find_spec(name, path)
-                spec.loader = HeldLoader(spec.loader)
-                return spec
-
-        at = AppTest.from_file("app.py", default_timeout=120)
-        at.session_state["model_name"] = {str(tiny_gpt2)!r}
-        at.switch_page("pages/5_Trajectories.py")
-        sys.meta_path.insert(0, HoldTorch())
-        threading.Thread(target=__import__, args=("torch",), daemon=True).start()
-        inside.wait(60)
-        before = {{"scipy": "scipy" in sys.modules, "half": not hasattr(sys.modules["torch"], "Tensor")}}
-        threading.Timer(2.0, hold.set).start()
-        at.run()
-        print(json.dumps({{**before, "exceptions": [str(e.value) for e in at.exception],
-                          "errors": [str(e.value) for e in at.error], "released": hold.is_set()}}))""")
-    assert not found["scipy"] and found["half"]  # the page's scipy import would meet a half-imported torch
-    assert found["exceptions"] == [] and found["errors"] == [], found
-    assert found["released"]
